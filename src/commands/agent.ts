@@ -1,0 +1,20 @@
+import {OrchCommand, UserError} from '../lib/command.js';
+import {oclifFlagsFor} from '../options/flags.js';
+import {agentOptions} from '../options/agent.js';
+import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
+
+export default class AgentCommand extends OrchCommand {
+  static summary = 'Run the node agent: register this node, run its pods as processes, evict under pressure.';
+  static flags = oclifFlagsFor(agentOptions);
+
+  async run(): Promise<void> {
+    const {options} = await this.parseOptions('agent', agentOptions);
+    const common = applyCommonDaemonOptions(options.values);
+    if (common.printAndExit) {
+      process.stdout.write(common.printAndExit + '\n');
+      return;
+    }
+    // The options above are parsed and validated in full; the daemon itself is not built yet.
+    throw new UserError('orch agent cannot run yet: the daemon is not built in this version (options were parsed and validated)');
+  }
+}

@@ -1,0 +1,84 @@
+import {Args, Flags} from '@oclif/core';
+import {OrchCommand, UserError} from '../lib/command.js';
+import {PROGRAMS, loadOptionTable} from '../options/tables.js';
+import {typeLabel} from '../options/flags.js';
+import type {OptionSpec, Program} from '../options/spec.js';
+
+export interface OptionRow {
+  name: string;
+  shorthand: string | null;
+  type: string;
+  seedType: string;
+  default: string | null;
+  seedDefault: string;
+  section: string;
+  deprecated: boolean;
+  implemented: boolean;
+  orchOnly: boolean;
+  help: string;
+}
+
+export interface OptionsReport {
+  program: Program;
+  implemented: number;
+  total: number;
+  options: OptionRow[];
+}
+
+export function optionRow(spec: OptionSpec): OptionRow {
+  return {
+    name: spec.name,
+    shorthand: spec.short ?? null,
+    type: typeLabel(spec),
+    seedType: spec.seedType,
+    default: spec.default ?? null,
+    seedDefault: spec.seedDefault,
+    section: spec.section,
+    deprecated: Boolean(spec.deprecated),
+    implemented: spec.implemented,
+    orchOnly: Boolean(spec.orchOnly),
+    help: spec.help,
+  };
+}
+
+/** A plain aligned table, one row per option, then the implemented/total count. */
+export function formatOptionsTable(report: OptionsReport): string {
+  const header = ['OPTION', 'TYPE', 'DEFAULT', 'SECTION', 'IMPLEMENTED', 'DEPRECATED'];
+  const rows = report.options.map((o) => [
+    (o.shorthand && o.shorthand !== o.name ? `-${o.shorthand}, ` : '') + `--${o.name}`,
+    o.type,
+    o.default ?? (['none', ''].includes(o.seedDefault) ? '' : o.seedDefault),
+    o.section,
+    o.implemented ? 'yes' : 'no',
+    o.deprecated ? 'yes' : '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(header), ...rows.map(line), '', `${report.implemented}/${report.total} options implemented`].join('\n');
+}
+
+export default class OptionsCommand extends OrchCommand {
+  static summary = 'List the options of an orch program with their types, defaults and whether they take effect yet.';
+  static args = {program: Args.string({required: true, description: `one of ${PROGRAMS.join(', ')}`})};
+  static flags = {
+    output: Flags.string({char: 'o', description: 'output format: table or json', default: 'table'}),
+  };
+
+  async run(): Promise<OptionsReport> {
+    const {args, flags} = await this.parse(OptionsCommand);
+    const program = args.program as Program;
+    if (!PROGRAMS.includes(program)) {
+      throw new UserError(`unknown program "${args.program}": expected one of ${PROGRAMS.join(', ')}`);
+    }
+    if (flags.output !== 'table' && flags.output !== 'json') {
+      throw new UserError(`unknown output format "${flags.output}": expected table or json`);
+    }
+    const table = await loadOptionTable(program);
+    const options = table.map(optionRow);
+    const report = {program, implemented: options.filter((o) => o.implemented).length, total: options.length, options};
+    process.stdout.write(
+      (flags.output === 'json' ? JSON.stringify(report, null, 2) : formatOptionsTable(report)) + '\n',
+    );
+    return report;
+  }
+}

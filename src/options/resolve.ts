@@ -1,0 +1,74 @@
+/**
+ * From raw command-line values to typed option values: parse every value with its type's parser,
+ * fill in defaults, apply the cross-option rules, and collect the warnings a user must see
+ * (deprecated options used, options set that take no effect yet). Pure: no I/O, no exit.
+ */
+import {parseOptionValue, OptionValueError} from './types.js';
+import {validateOptionRules} from './rules.js';
+import type {OptionTable, Program} from './spec.js';
+
+export interface ResolvedOptions {
+  /** Every option with a default or an explicit value, typed, keyed by long name. */
+  values: Record<string, unknown>;
+  /** Names the user set on the command line. */
+  explicit: Set<string>;
+  /** Lines to print on stderr before starting. */
+  warnings: string[];
+}
+
+export class OptionsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+  }
+}
+
+export type RawFlags = Record<string, string[] | boolean | undefined>;
+
+export function resolveOptions(program: Program, table: OptionTable, raw: RawFlags): ResolvedOptions {
+  const values: Record<string, unknown> = {};
+  const explicit = new Set<string>();
+  const problems: string[] = [];
+  const deprecated: string[] = [];
+  const notImplemented: string[] = [];
+
+  for (const spec of table) {
+    if (spec.name === 'help') continue;
+    const given = raw[spec.name];
+    try {
+      if (given === undefined) {
+        if (spec.default !== undefined) values[spec.name] = parseOptionValue(spec, expandHome(spec.default));
+        continue;
+      }
+      explicit.add(spec.name);
+      if (typeof given === 'boolean') {
+        values[spec.name] = given;
+      } else {
+        let value: unknown;
+        for (const text of given) value = parseOptionValue(spec, text, value);
+        values[spec.name] = value;
+      }
+      if (spec.deprecated) {
+        const hint = typeof spec.deprecated === 'string' ? `; ${spec.deprecated}` : '';
+        deprecated.push(`Flag --${spec.name} has been deprecated${hint}`);
+      }
+      if (!spec.implemented && spec.name !== 'version') notImplemented.push(`--${spec.name}`);
+    } catch (error) {
+      if (error instanceof OptionValueError) problems.push(error.message);
+      else throw error;
+    }
+  }
+  if (problems.length === 0) problems.push(...validateOptionRules(program, values, explicit));
+  if (problems.length > 0) throw new OptionsError(problems);
+
+  const warnings = [...deprecated];
+  if (notImplemented.length > 0) {
+    warnings.push(`these options are accepted and validated but have no effect yet: ${notImplemented.join(', ')}`);
+  }
+  return {values, explicit, warnings};
+}
+
+/** Seed defaults such as `$HOME/.orch/cache` and orch's `~/.orch/...` refer to the user's home. */
+export function expandHome(text: string): string {
+  const home = process.env.HOME ?? '';
+  return text.replace(/^\$HOME(?=\/|$)/, home).replace(/^~(?=\/|$)/, home);
+}
