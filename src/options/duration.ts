@@ -105,3 +105,15 @@ function decimal(value: bigint, digits: number): string {
   const fraction = (value % scale).toString().padStart(digits, '0').replace(/0+$/, '');
   return fraction === '' ? `${value / scale}` : `${value / scale}.${fraction}`;
 }
+
+/** How a parsed duration option is represented: milliseconds plus Go's canonical text. */
+export interface DurationValue {
+  ms: number;
+  text: string;
+}
+
+/** Parses a Go duration into its option representation; throws an Error with Go's message. */
+export function toDurationValue(text: string): DurationValue {
+  const nanos = parseDurationNs(text.trim());
+  return { ms: nanosToMs(nanos), text: formatDurationNs(nanos) };
+}

@@ -3,7 +3,7 @@
  * values stay raw strings here and are turned into typed values by ./resolve.ts, so every type's
  * error message comes from one parser and every bad value exits 1 the same way.
  */
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import type {OptionSpec, OptionTable} from './spec.js';
 
 const TYPE_LABEL: Record<OptionSpec['type'], string> = {

@@ -81,7 +81,8 @@ export const patchOptions: OptionTable = [
   {
     name: 'output', short: 'o', type: 'string',
     // No enum here: `jsonpath=...` and `go-template=...` carry a template after '='; the printer
-    // resolver (src/printers) checks the format and gives kubectl's error for an unknown one. seedType: 'string', seedDefault: 'none',
+    // resolver (src/printers) checks the format and gives kubectl's error for an unknown one.
+    seedType: 'string', seedDefault: 'none',
     help: 'Print the patched object in this format (json, yaml, name, jsonpath=..., go-template=...).',
     section: PATCH, implemented: true,
   },

@@ -1,5 +1,5 @@
 /** Parsers for the plain scalar and list types: string, strings, bool, int, int32, float, int32Slice. */
-import { ValueFormatError } from './value-error.js';
+import { ValueFormatError, splitList } from './value-error.js';
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
@@ -72,10 +72,7 @@ export function parseInt32Slice(raw: string): number[] {
 
 /** pflag's stringSlice: comma-separated, items trimmed, empty items dropped. */
 export function parseStrings(raw: string): string[] {
-  return raw
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
+  return splitList(raw);
 }
 
 /** `item` names the offending list element, for list options where the whole value is not the culprit. */
