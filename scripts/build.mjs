@@ -13,6 +13,7 @@ await build({
   entryPoints: {
     main: 'src/main.ts',
     version: 'src/lib/version.ts',
+    'fast/patch': 'src/fast/patch.ts',
     ...Object.fromEntries(commands.map((f) => [`commands/${f.replace(/\.tsx?$/, '')}`, `src/commands/${f}`])),
   },
   outdir: 'dist',
@@ -22,7 +23,7 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['better-sqlite3', 'typescript'],
+  external: ['better-sqlite3', 'typescript', 'react-devtools-core'],
   define: {__ORCH_VERSION__: JSON.stringify(pkg.version)},
   // Bundled CommonJS dependencies call require(); give ESM output a real one.
   banner: {js: "import {createRequire as __orchCreateRequire} from 'node:module'; const require = __orchCreateRequire(import.meta.url);"},

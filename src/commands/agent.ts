@@ -5,6 +5,7 @@ import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
 
 export default class AgentCommand extends OrchCommand {
   static summary = 'Run the node agent: register this node, run its pods as processes, evict under pressure.';
+  static usage = ['agent [flags]'];
   static flags = oclifFlagsFor(agentOptions);
 
   async run(): Promise<void> {

@@ -5,6 +5,7 @@ import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
 
 export default class ApiserverCommand extends OrchCommand {
   static summary = 'Run the API server: the Kubernetes REST API on an embedded SQLite or an etcd store.';
+  static usage = ['apiserver [flags]'];
   static flags = oclifFlagsFor(apiserverOptions);
 
   async run(): Promise<void> {

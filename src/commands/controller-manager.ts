@@ -5,6 +5,7 @@ import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
 
 export default class ControllerManagerCommand extends OrchCommand {
   static summary = 'Run the controller manager: leader election and the core controllers.';
+  static usage = ['controller-manager [flags]'];
   static flags = oclifFlagsFor(controllerManagerOptions);
 
   async run(): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import {configureKlog, type VmoduleRule} from './klog.js';
 import {formatVersion, versionInfo, type VersionInfo} from './version.js';
-import {UserError} from './command.js';
+import {UserError} from './errors.js';
 
 export interface VersionOption {
   mode: 'print' | 'raw' | 'set';

@@ -15,25 +15,25 @@ const TYPE_LABEL: Record<OptionSpec['type'], string> = {
   float: 'float',
   duration: 'duration',
   quantity: 'quantity',
-  keyValue: 'key=value,...',
-  featureGates: 'key=true|false,...',
+  keyValue: 'key=value,',
+  featureGates: 'key=true|false,',
   multimap: 'name:value',
-  taints: 'key=value:Effect,...',
-  evictionThresholds: 'signal<quantity|N%,...',
-  evictionDurations: 'signal=duration,...',
-  evictionQuantities: 'signal=quantity|N%,...',
-  percentPairs: 'key=N%,...',
-  reservedMemory: 'numa:name=quantity,...',
+  taints: 'key=value:Effect,',
+  evictionThresholds: 'signal<quantity|N%,',
+  evictionDurations: 'signal=duration,',
+  evictionQuantities: 'signal=quantity|N%,',
+  percentPairs: 'key=N%,',
+  reservedMemory: 'numa:name=quantity,',
   portRange: 'N1-N2',
   cidrs: 'cidr[,cidr]',
   ip: 'ip',
   tlsVersion: 'VersionTLS1x',
-  cipherSuites: 'suite,...',
-  int32Slice: 'int,...',
-  vmodule: 'pattern=N,...',
+  cipherSuites: 'suite,',
+  int32Slice: 'int,',
+  vmodule: 'pattern=N,',
   version: 'true|raw|vX.Y.Z',
   dryRun: 'none|server|client',
-  stringToString: 'key=value,...',
+  stringToString: 'key=value,',
 };
 
 export function typeLabel(spec: OptionSpec): string {
@@ -64,17 +64,15 @@ export function oclifFlagsFor(table: OptionTable): Record<string, any> {
       helpGroup: spec.section,
       ...(spec.short && spec.short !== 'h' ? {char: spec.short as any} : {}),
     };
+    const option = {...common, helpValue: typeLabel(spec)};
+    // Lists and maps may be repeated and accumulate, as with pflag; oclif collects them.
+    // A scalar given twice is refused by oclif with a clear message.
     flags[spec.name] =
       spec.type === 'bool'
         ? Flags.boolean({...common, allowNo: true})
-        : Flags.string({
-            ...common,
-            helpValue: typeLabel(spec),
-            // Go's pflag lets any option be repeated (lists accumulate, others keep the last value);
-            // oclif would refuse a second occurrence, so every valued option is collected as a list.
-            multiple: true,
-            multipleNonGreedy: true,
-          });
+        : spec.repeatable
+          ? Flags.string({...option, multiple: true, multipleNonGreedy: true})
+          : Flags.string(option);
   }
   return flags;
 }

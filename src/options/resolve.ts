@@ -22,7 +22,8 @@ export class OptionsError extends Error {
   }
 }
 
-export type RawFlags = Record<string, string[] | boolean | undefined>;
+/** What oclif parsed: a list for repeatable options, a string for others, a boolean for bool options. */
+export type RawFlags = Record<string, string[] | string | boolean | undefined>;
 
 export function resolveOptions(program: Program, table: OptionTable, raw: RawFlags): ResolvedOptions {
   const values: Record<string, unknown> = {};
@@ -44,7 +45,7 @@ export function resolveOptions(program: Program, table: OptionTable, raw: RawFla
         values[spec.name] = given;
       } else {
         let value: unknown;
-        for (const text of given) value = parseOptionValue(spec, text, value);
+        for (const text of Array.isArray(given) ? given : [given]) value = parseOptionValue(spec, text, value);
         values[spec.name] = value;
       }
       if (spec.deprecated) {

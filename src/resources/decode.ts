@@ -22,7 +22,9 @@ export async function parseDocuments(text: string, source: string): Promise<unkn
       // Not JSON after all: YAML is a superset of JSON, so let the YAML reader explain the problem.
     }
   }
-  const {parseAllDocuments} = await import('yaml');
+  const yaml = await import('yaml');
+  // The yaml package is CommonJS under Node: bundled, its exports may sit on `default`.
+  const parseAllDocuments = yaml.parseAllDocuments ?? (yaml as unknown as {default: typeof yaml}).default.parseAllDocuments;
   const docs = parseAllDocuments(text, {version: '1.1', merge: true, uniqueKeys: false});
   const values: unknown[] = [];
   for (const doc of Array.isArray(docs) ? docs : [docs]) {

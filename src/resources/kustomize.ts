@@ -9,7 +9,7 @@ import {join, resolve} from 'node:path';
 import {decodeObjects, parseDocuments} from './decode.js';
 import {flattenLists, isApiObject, type ApiObject} from './object.js';
 import {readSources} from './sources.js';
-import {applyPatch} from '../patch/index.js';
+import {applyPatch, type JsonObject, type JsonValue} from '../patch/index.js';
 
 export class KustomizeError extends Error {}
 
@@ -175,7 +175,7 @@ async function applyPatchRule(objects: ApiObject[], rule: PatchRule): Promise<Ap
   const out = objects.map((object) => {
     if (!matches(object, target)) return object;
     matched = true;
-    return applyPatch({object, patch, type: isJsonPatch ? 'json' : 'strategic'}).result as ApiObject;
+    return applyPatch({object: object as JsonObject, patch: patch as JsonValue, type: isJsonPatch ? 'json' : 'strategic'}).result as ApiObject;
   });
   if (!matched) throw new KustomizeError(`${rule.source}: no resource matches the patch target ${JSON.stringify(target)}`);
   return out;

@@ -1,0 +1,23 @@
+/** `orch patch` from its raw arguments to its results: shared by the oclif command and the fast entry. */
+import {parseCommandLine} from '../../lib/parse-command-line.js';
+import {patchOptions} from '../../options/patch.js';
+import {completePatchOptions, validatePatchOptions} from './options.js';
+import {runPatch, type PatchResult} from './run.js';
+import {printerDependencies} from './printing.js';
+
+export async function patchMain(argv: readonly string[]): Promise<PatchResult[]> {
+  const {options, argv: args} = await parseCommandLine('patch', patchOptions, argv);
+  const o = completePatchOptions(options.values, args);
+  validatePatchOptions(o, {stdinIsTTY: Boolean(process.stdin.isTTY), stdoutIsTTY: Boolean(process.stdout.isTTY)});
+  return runPatch(
+    o,
+    {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      // Ink and React load only here, when a prompt is really shown.
+      confirm: async (name, diff) => (await import('../../ui/confirm-patch.js')).confirmPatch(name, diff),
+      colors: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    },
+    printerDependencies,
+  );
+}

@@ -1,0 +1,103 @@
+/** The CLI as a process: version, options listing, daemon commands' validation and exit codes. */
+import {describe, expect, it} from '@jest/globals';
+import {readFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {repoRoot, runOrch} from '../helpers/run-orch.js';
+
+const version = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version;
+
+describe('orch --version', () => {
+  it('prints the package version', () => {
+    const r = runOrch(['--version']);
+    expect(r).toMatchObject({code: 0, stdout: `orch v${version}\n`});
+  });
+  it('prints the full record with --version=raw', () => {
+    expect(runOrch(['--version=raw']).stdout).toContain(`GitVersion:"v${version}"`);
+  });
+  it('reports a version set with --version=vX.Y.Z', () => {
+    expect(runOrch(['--version=v9.8.7']).stdout).toBe('orch v9.8.7\n');
+  });
+  it('refuses another value', () => {
+    const r = runOrch(['--version=banana']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('"banana"');
+  });
+  it('works on each daemon command and exits 0 without starting it', () => {
+    for (const program of ['apiserver', 'controller-manager', 'agent']) {
+      expect(runOrch([program, '--version'])).toMatchObject({code: 0, stdout: `orch v${version}\n`});
+    }
+  });
+});
+
+describe('orch options', () => {
+  it('lists every option of a program as JSON with implemented/total counts', () => {
+    const r = runOrch(['options', 'apiserver', '-o', 'json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.program).toBe('apiserver');
+    expect(report.total).toBe(report.options.length);
+    expect(report.implemented).toBe(report.options.filter((o: {implemented: boolean}) => o.implemented).length);
+    const port = report.options.find((o: {name: string}) => o.name === 'secure-port');
+    expect(port).toMatchObject({type: 'int', default: '6443', seedDefault: '6443', implemented: false});
+  });
+  it('prints a table with the count last', () => {
+    const r = runOrch(['options', 'patch']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toMatch(/^OPTION\s+TYPE\s+DEFAULT\s+SECTION\s+IMPLEMENTED/);
+    expect(r.stdout).toMatch(/\n\d+\/\d+ options implemented\n$/);
+  });
+  it('refuses an unknown program, naming the accepted ones', () => {
+    const r = runOrch(['options', 'scheduler']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: unknown program "scheduler": expected one of apiserver, controller-manager, agent, patch\n');
+  });
+});
+
+describe('daemon commands validate their options before anything else', () => {
+  it.each([
+    [['apiserver', '--secure-port=abc'], /--secure-port.*"abc"|"abc".*--secure-port/],
+    [['apiserver', '--request-timeout=5q'], /--request-timeout/],
+    [['apiserver', '--secure-port=0'], /secure-port/],
+    [['apiserver', '--goaway-chance=0.5'], /goaway-chance/],
+    [['controller-manager', '--leader-elect-lease-duration=10s', '--leader-elect-renew-deadline=15s'], /renew-deadline/],
+    [['agent', '--runonce', '--enable-server=true'], /runonce/],
+    [['agent', '--image-gc-low-threshold=90', '--image-gc-high-threshold=80'], /image-gc-low-threshold/],
+    [['agent', '--register-with-taints=a=b:Sometimes'], /register-with-taints/],
+    [['agent', '--eviction-hard=memory.available>1Gi'], /eviction-hard/],
+    [['apiserver', '--logging-format=json'], /logging-format/],
+    [['apiserver', '--no-such-option'], /no-such-option/],
+    [['agent', '--fail-swap-on=maybe'], /fail-swap-on/],
+  ])('%j exits 1 naming the option', (args, pattern) => {
+    const r = runOrch(args);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: /);
+    expect(r.stderr).toMatch(pattern);
+    expect(r.stdout).toBe('');
+  });
+
+  it('says plainly that a daemon cannot run yet, after validating, and exits non-zero', () => {
+    const r = runOrch(['apiserver', '--secure-port=7443']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no effect yet: --secure-port');
+    expect(r.stderr).toContain('orch apiserver cannot run yet');
+  });
+
+  it('warns once per deprecated option used', () => {
+    const r = runOrch(['agent', '--max-pods=10', '--port=10251']);
+    expect(r.stderr.match(/Flag --max-pods has been deprecated/g)).toHaveLength(1);
+    expect(r.stderr.match(/Flag --port has been deprecated/g)).toHaveLength(1);
+  });
+});
+
+describe('help', () => {
+  it('groups options by the seed sections and shows type and default', () => {
+    const r = runOrch(['apiserver', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/STORAGE AND CACHING FLAGS/i);
+    expect(r.stdout).toMatch(/--kvstore-prefix=string.*\(default \/registry\)/s);
+  });
+  it('lists the commands', () => {
+    const r = runOrch(['--help']);
+    for (const c of ['patch', 'apiserver', 'controller-manager', 'agent', 'options']) expect(r.stdout).toContain(c);
+  });
+});
