@@ -9,14 +9,7 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const commands = readdirSync('src/commands').filter((f) => /\.tsx?$/.test(f));
 
 rmSync('dist', {recursive: true, force: true});
-await build({
-  entryPoints: {
-    main: 'src/main.ts',
-    version: 'src/lib/version.ts',
-    'fast/patch': 'src/fast/patch.ts',
-    ...Object.fromEntries(commands.map((f) => [`commands/${f.replace(/\.tsx?$/, '')}`, `src/commands/${f}`])),
-  },
-  outdir: 'dist',
+const shared = {
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -29,5 +22,38 @@ await build({
   banner: {js: "import {createRequire as __orchCreateRequire} from 'node:module'; const require = __orchCreateRequire(import.meta.url);"},
   jsx: 'automatic',
   logLevel: 'warning',
+};
+await build({
+  ...shared,
+  entryPoints: {
+    main: 'src/main.ts',
+    version: 'src/lib/version.ts',
+    ...Object.fromEntries(commands.map((f) => [`commands/${f.replace(/\.tsx?$/, '')}`, `src/commands/${f}`])),
+  },
+  outdir: 'dist',
+});
+// The fast entry of `orch patch` is built on its own: it needs oclif's parser but never oclif's help
+// rendering or its error handler (it reports errors itself), so those two modules, which pull in
+// the help templates and their dependencies, are replaced by stubs that fail loudly if ever called.
+const stubOclifHelp = {
+  name: 'stub-oclif-help',
+  setup(b) {
+    b.onResolve({filter: /^(\.\.\/help\/index|\.\/help|\.\/handle)$/}, (args) => {
+      if (!args.importer.includes('@oclif/core/lib/')) return undefined;
+      if (args.path === './help' && !args.importer.endsWith('lib/flags.js')) return undefined;
+      return {path: args.path, namespace: 'oclif-stub'};
+    });
+    b.onLoad({filter: /.*/, namespace: 'oclif-stub'}, () => ({
+      contents: `const fail = () => { throw new Error('oclif help is not loaded in the fast entry'); };
+        module.exports = { handle: fail, loadHelpClass: fail, Help: fail };`,
+      loader: 'js',
+    }));
+  },
+};
+await build({
+  ...shared,
+  entryPoints: {patch: 'src/fast/patch.ts'},
+  outdir: 'dist/fast',
+  plugins: [stubOclifHelp],
 });
 execFileSync('npx', ['oclif', 'manifest'], {stdio: ['ignore', 'ignore', 'inherit']});

@@ -27,7 +27,9 @@ export function errorText(error: Error): string {
 }
 
 export function reportError(error: Error, write: (text: string) => void = (t) => process.stderr.write(t)): number {
-  write(errorText(error) + '\n');
+  // Some messages (kubectl's jsonpath errors) already end with their own newline.
+  const text = errorText(error);
+  write(text.endsWith('\n') ? text : text + '\n');
   const code = error instanceof UserError ? error.exitCode : 1;
   process.exitCode = code;
   return code;
