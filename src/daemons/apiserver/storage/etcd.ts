@@ -1,0 +1,316 @@
+import {ConsecutiveBreaker, circuitBreaker, handleWhen, noop, retry} from 'cockatiel';
+import {Etcd3, type IKeyValue, type IOptions, type Watcher, isRecoverableError} from 'etcd3';
+import {readFileSync} from 'node:fs';
+import {rootCertificates} from 'node:tls';
+import {keyAfter, prefixEnd} from './keys.js';
+import {
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Store,
+  type StoreEvent,
+  StoreCompactedError,
+  StoreConflictError,
+  StoreFutureRevisionError,
+  StoreUnavailableError,
+  type WatchHandle,
+} from './store.js';
+import {WatchDelivery} from './watch-delivery.js';
+
+/**
+ * The distributed engine: etcd v3 through the `etcd3` client. Keys are used as given (the caller adds
+ * the kvstore prefix). Conditional writes are etcd transactions comparing the key's create or mod
+ * revision, exactly as upstream's storage layer does, so etcd itself arbitrates concurrent writers.
+ */
+
+export interface EtcdStoreOptions {
+  /** Client URLs, `http://host:port` or `https://host:port`. */
+  endpoints: string[];
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  /** Deadline of each unary request (default 10s); watches have none. */
+  requestTimeoutMs?: number;
+}
+
+/** etcd sends at most this many distinct revisions in one catch-up response (mvcc watchBatchMaxRevs). */
+const WATCH_BATCH_MAX_REVS = 1000;
+
+export class EtcdStore implements Store {
+  readonly engine = 'etcd';
+  private readonly client: Etcd3;
+  private readonly watchers = new Set<Watcher>();
+  /** The highest revision this process compacted at (etcd does not report it), for error messages. */
+  private compactedAt = 0;
+  private closed = false;
+
+  constructor(options: EtcdStoreOptions) {
+    if (options.endpoints.length === 0) throw new Error('EtcdStore needs at least one endpoint');
+    const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+    const clientOptions: IOptions = {
+      hosts: options.endpoints,
+      dialTimeout: requestTimeoutMs,
+      defaultCallOptions: (context) => (context.isStream ? {} : {deadline: Date.now() + requestTimeoutMs}),
+      faultHandling: {
+        // The default breaker keeps a host "open" 5s after 3 failures, which delays noticing a restarted
+        // single etcd; 1s still spares a dead member of a cluster.
+        host: () => circuitBreaker(handleWhen(isRecoverableError), {halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3)}),
+        // With several endpoints a failed request is tried once on another one; with one there is
+        // nowhere else to go, and the caller (the API) reports the failure rather than hiding it.
+        global: options.endpoints.length > 1 ? retry(handleWhen(isRecoverableError), {maxAttempts: 1}) : noop,
+      },
+    };
+    const credentials = tlsCredentials(options);
+    if (credentials) clientOptions.credentials = credentials;
+    this.client = new Etcd3(clientOptions);
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    const response = await this.call(() => this.client.kv.range({key: Buffer.from(key)}));
+    const kv = response.kvs[0];
+    return kv && toKeyValue(kv);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const end = prefixEnd(prefix);
+    const start = options.startAfter !== undefined && options.startAfter >= prefix ? keyAfter(options.startAfter) : prefix;
+    const response = await this.call(
+      () =>
+        this.client.kv.range({
+          key: Buffer.from(start),
+          // "\0" as range_end means "every key from `key` on" in etcd.
+          range_end: Buffer.from(end ?? '\u0000'),
+          limit: options.limit && options.limit > 0 ? options.limit : 0,
+          revision: options.revision ?? 0,
+        }),
+      options.revision,
+    );
+    return {
+      items: response.kvs.map(toKeyValue),
+      revision: options.revision ?? Number(response.header.revision),
+      more: response.more,
+    };
+  }
+
+  async create(key: string, value: string): Promise<number> {
+    const response = await this.call(() =>
+      this.client.if(key, 'Create', '==', 0).then(this.client.put(key).value(value)).else(this.client.get(key)).commit(),
+    );
+    if (!response.succeeded) throw new StoreConflictError(key, modRevisionOf(response.responses[0]?.response_range?.kvs));
+    return Number(response.header.revision);
+  }
+
+  async update(key: string, value: string, expectedModRevision: number): Promise<number> {
+    const response = await this.call(() =>
+      this.client
+        .if(key, 'Mod', '==', expectedModRevision)
+        .then(this.client.put(key).value(value))
+        .else(this.client.get(key))
+        .commit(),
+    );
+    if (!response.succeeded) throw new StoreConflictError(key, modRevisionOf(response.responses[0]?.response_range?.kvs));
+    return Number(response.header.revision);
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<number | undefined> {
+    if (expectedModRevision === undefined) {
+      const response = await this.call(() => this.client.kv.deleteRange({key: Buffer.from(key)}));
+      return Number(response.deleted) > 0 ? Number(response.header.revision) : undefined;
+    }
+    const response = await this.call(() =>
+      this.client
+        .if(key, 'Mod', '==', expectedModRevision)
+        .then(this.client.delete().key(key))
+        .else(this.client.get(key))
+        .commit(),
+    );
+    if (response.succeeded) {
+      return Number(response.responses[0]?.response_delete_range?.deleted) > 0 ? Number(response.header.revision) : undefined;
+    }
+    const current = response.responses[0]?.response_range?.kvs ?? [];
+    if (current.length === 0) return undefined;
+    throw new StoreConflictError(key, modRevisionOf(current));
+  }
+
+  watch(
+    prefix: string,
+    afterRevision: number,
+    onEvent: (event: StoreEvent) => void,
+    onError: (error: Error) => void,
+    onProgress?: (revision: number) => void,
+  ): WatchHandle {
+    const delivery = new WatchDelivery(onEvent, onError, onProgress, afterRevision);
+    if (this.closed) {
+      delivery.fail(new StoreUnavailableError('store closed'));
+      return {close: () => delivery.close()};
+    }
+    const end = prefixEnd(prefix);
+    const watcher = this.client
+      .watch()
+      .inRange({start: prefix, end: end ?? '\u0000'})
+      .startRevision(String(afterRevision + 1))
+      .withPreviousKV()
+      .watcher();
+    this.watchers.add(watcher);
+    /** `cancel`: false when etcd already canceled it (cancelling again confuses the client library). */
+    const stop = (cancel: boolean) => {
+      this.watchers.delete(watcher);
+      watcher.removeAllListeners();
+      // Swallow the "cancel" errors of a dead connection: the watch is over either way.
+      watcher.on('error', () => undefined);
+      if (cancel) watcher.cancel().catch(() => undefined);
+    };
+    // The client would reconnect on its own, resuming from the header revision of the last response,
+    // which can skip events after a large catch-up; ending the watch lets the caller resume from the
+    // last event it really got.
+    const fail = (error: Error, cancel: boolean) => {
+      if (delivery.isClosed) return;
+      stop(cancel);
+      delivery.fail(error);
+    };
+    watcher.on('connected', () => delivery.progress(afterRevision));
+    watcher.on('data', (response) => {
+      const revisions = new Set<string>();
+      for (const raw of response.events) {
+        revisions.add(raw.kv.mod_revision);
+        delivery.event(toEvent(raw.type, raw.kv, raw.prev_kv));
+      }
+      // Empty responses are progress notifications. A response with fewer than etcd's batch limit of
+      // revisions carries everything up to its header revision; a full one may be followed by more.
+      if (revisions.size < WATCH_BATCH_MAX_REVS) delivery.progress(Number(response.header.revision));
+    });
+    watcher.on('disconnected', (error: Error) => fail(new StoreUnavailableError(`kvstore watch lost: ${error.message}`), true));
+    watcher.on('error', (error: Error) => {
+      // etcd canceled the watch. It does so for a compacted start revision without saying why; a read
+      // at that revision tells.
+      stop(false);
+      this.compactionError(prefix, afterRevision).then(
+        (compacted) => fail(compacted ?? mapError(error), false),
+        () => fail(mapError(error), false),
+      );
+    });
+    return {
+      close: () => {
+        if (delivery.isClosed && !this.watchers.has(watcher)) return;
+        delivery.close();
+        stop(this.watchers.has(watcher));
+      },
+    };
+  }
+
+  async currentRevision(): Promise<number> {
+    const response = await this.call(() => this.client.kv.range({key: Buffer.from('\u0000'), count_only: true}));
+    return Number(response.header.revision);
+  }
+
+  async compact(revision: number): Promise<void> {
+    try {
+      await this.call(() => this.client.kv.compact({revision, physical: true}), revision);
+      this.compactedAt = Math.max(this.compactedAt, revision);
+    } catch (error) {
+      if (error instanceof StoreCompactedError) return;
+      throw error;
+    }
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`kvstore did not answer within ${timeoutMs}ms`)), timeoutMs);
+    });
+    try {
+      // Upstream's health check also reads a fixed key ("health"); any answer, even "absent", is health.
+      const request = this.client.kv.range({key: Buffer.from('health')}, {deadline: Date.now() + timeoutMs});
+      await Promise.race([request, timeout]);
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError(`kvstore unreachable: ${String(error)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const watcher of [...this.watchers]) {
+      watcher.removeAllListeners();
+      watcher.on('error', () => undefined);
+      await Promise.race([watcher.cancel().catch(() => undefined), new Promise((r) => setTimeout(r, 500))]);
+    }
+    this.watchers.clear();
+    this.client.close();
+  }
+
+  /** StoreCompactedError when `afterRevision + 1` can no longer be read, else undefined. */
+  private async compactionError(prefix: string, afterRevision: number): Promise<StoreCompactedError | undefined> {
+    try {
+      await this.client.kv.range({key: Buffer.from(prefix), revision: afterRevision + 1, count_only: true});
+      return undefined;
+    } catch (error) {
+      return isCompacted(error) ? new StoreCompactedError(afterRevision, Math.max(this.compactedAt, afterRevision + 1)) : undefined;
+    }
+  }
+
+  /** Runs one request, turning etcd's errors into the store's. `revision` is the one asked for, if any. */
+  private async call<T>(request: () => Promise<T>, revision?: number): Promise<T> {
+    if (this.closed) throw new StoreUnavailableError('store closed');
+    try {
+      return await request();
+    } catch (error) {
+      if (revision !== undefined && isCompacted(error)) {
+        throw new StoreCompactedError(revision, Math.max(this.compactedAt, revision));
+      }
+      if (revision !== undefined && /future revision/.test(String(error))) {
+        throw new StoreFutureRevisionError(revision, await this.currentRevision().catch(() => 0));
+      }
+      throw mapError(error);
+    }
+  }
+}
+
+function tlsCredentials(options: EtcdStoreOptions): IOptions['credentials'] {
+  if (!options.caFile && !options.certFile && !options.keyFile) return undefined;
+  return {
+    rootCertificate: options.caFile ? readFileSync(options.caFile) : Buffer.from(rootCertificates.join('\n')),
+    ...(options.certFile ? {certChain: readFileSync(options.certFile)} : {}),
+    ...(options.keyFile ? {privateKey: readFileSync(options.keyFile)} : {}),
+  };
+}
+
+function isCompacted(error: unknown): boolean {
+  return /required revision has been compacted/.test(String((error as Error)?.message ?? error));
+}
+
+/** Connection-level failures become StoreUnavailableError; anything else is a real error. */
+function mapError(error: unknown): Error {
+  if (error instanceof StoreUnavailableError || error instanceof StoreCompactedError) return error;
+  const e = error instanceof Error ? error : new Error(String(error));
+  if (isRecoverableError(e) || /UNAVAILABLE|DEADLINE_EXCEEDED|circuit breaker|closed/i.test(e.message)) {
+    return new StoreUnavailableError(`kvstore unreachable: ${e.message}`);
+  }
+  return e;
+}
+
+function modRevisionOf(kvs: IKeyValue[] | undefined): number | undefined {
+  const kv = kvs?.[0];
+  return kv ? Number(kv.mod_revision) : undefined;
+}
+
+function toKeyValue(kv: IKeyValue): KeyValue {
+  return {
+    key: kv.key.toString(),
+    value: kv.value.toString(),
+    createRevision: Number(kv.create_revision),
+    modRevision: Number(kv.mod_revision),
+  };
+}
+
+function toEvent(type: string, kv: IKeyValue, prev: IKeyValue | undefined): StoreEvent {
+  const revision = Number(kv.mod_revision);
+  const event: StoreEvent =
+    type === 'Delete'
+      ? {type: 'DELETE', key: kv.key.toString(), revision, created: false}
+      : {type: 'PUT', key: kv.key.toString(), value: kv.value.toString(), revision, created: kv.create_revision === kv.mod_revision};
+  if (prev) event.prevValue = prev.value.toString();
+  return event;
+}
