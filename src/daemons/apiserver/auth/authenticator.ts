@@ -1,0 +1,64 @@
+/**
+ * The request authenticator chain, in upstream's order and semantics: client certificate, then
+ * bearer token (static token file); the first to identify the user wins, and the user gets the
+ * group `system:authenticated`. When none does: if any of them rejected the credentials it was
+ * given (a bad certificate, an unknown token) the request is unauthorized even with anonymous
+ * access on; otherwise it is anonymous when `--anonymous-auth`, else unauthorized.
+ */
+import type {X509Certificate} from 'node:crypto';
+import {headerValue, type AuthenticationRequest} from './request.js';
+import {bearerToken, type TokenTable} from './token-file.js';
+import {anonymousUser, withAuthenticatedGroup, type UserInfo} from './user.js';
+import {ClientCertificateAuthenticator} from './x509.js';
+
+export interface AuthenticatorConfig {
+  /** Accept requests no authenticator identified, as `system:anonymous`. */
+  anonymous: boolean;
+  /** Client CAs (`--client-ca-file` and the generated CA); none: no certificate authentication. */
+  clientCas?: X509Certificate[];
+  /** Static tokens (`--token-auth-file`); none: no token authentication. */
+  tokens?: TokenTable;
+  now?: () => Date;
+}
+
+export interface AuthenticationOutcome {
+  /** The identity; undefined means 401 Unauthorized. */
+  user?: UserInfo;
+  /** Why credentials were rejected, for the log (never sent to the client). */
+  error?: string;
+  /** The request's bearer token identified the user: the server should drop the Authorization header. */
+  usedBearerToken?: boolean;
+}
+
+export class RequestAuthenticator {
+  private readonly certificates: ClientCertificateAuthenticator | undefined;
+
+  constructor(private readonly config: AuthenticatorConfig) {
+    this.certificates = config.clientCas && config.clientCas.length > 0 ? new ClientCertificateAuthenticator(config.clientCas, config.now) : undefined;
+  }
+
+  /** The identity of a request, or undefined for 401 Unauthorized. */
+  async authenticate(request: AuthenticationRequest): Promise<UserInfo | undefined> {
+    return this.authenticateRequest(request).user;
+  }
+
+  /** As `authenticate`, with the reason of a rejection. Synchronous: every method here is local. */
+  authenticateRequest(request: AuthenticationRequest): AuthenticationOutcome {
+    const errors: string[] = [];
+
+    const byCertificate = this.certificates?.authenticate(request.socket);
+    if (byCertificate && 'user' in byCertificate) return {user: withAuthenticatedGroup(byCertificate.user)};
+    if (byCertificate) errors.push(byCertificate.error);
+
+    const token = this.config.tokens ? bearerToken(headerValue(request, 'authorization')) : undefined;
+    if (token !== undefined) {
+      const user = this.config.tokens!.tokens.get(token);
+      if (user) return {user: withAuthenticatedGroup(user), usedBearerToken: true};
+      errors.push('invalid bearer token');
+    }
+
+    if (errors.length > 0) return {error: errors.join('; ')};
+    if (this.config.anonymous) return {user: anonymousUser()};
+    return {};
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The authorizer chain of `--authorization-mode`: the modes in order, the first Allow or Deny
+ * wins, and upstream's superuser check (group `system:masters` is allowed) always comes first.
+ * As upstream, AlwaysDeny answers NoOpinion ("Everything is forbidden."), so a later mode can
+ * still allow; a request nobody allows is forbidden.
+ */
+import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from './attributes.js';
+import {RbacAuthorizer, type RbacPolicySource} from './rbac.js';
+import {MASTERS_GROUP} from './user.js';
+
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
+/** The modes this server implements now; the others are recognized and refused at start. */
+export const SUPPORTED_AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
+
+export const alwaysAllow: Authorizer = {authorize: () => ({decision: 'Allow', reason: ''})};
+export const alwaysDeny: Authorizer = {authorize: () => ({decision: 'NoOpinion', reason: 'Everything is forbidden.'})};
+
+/** Allows members of any of the groups; no opinion otherwise (upstream's privileged-groups authorizer). */
+export function privilegedGroups(...groups: string[]): Authorizer {
+  return {
+    authorize: ({user}) => ({decision: user.groups.some((g) => groups.includes(g)) ? 'Allow' : 'NoOpinion', reason: ''}),
+  };
+}
+
+/** Runs authorizers in order; the first Allow or Deny decides, else NoOpinion with the reasons joined. */
+export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
+  return {
+    async authorize(attributes: AuthorizationAttributes): Promise<AuthorizationResult> {
+      const reasons: string[] = [];
+      for (const authorizer of authorizers) {
+        const result = await authorizer.authorize(attributes);
+        if (result.decision !== 'NoOpinion') return result;
+        if (result.reason) reasons.push(result.reason);
+      }
+      return {decision: 'NoOpinion', reason: reasons.join('\n')};
+    },
+  };
+}
+
+/** Problems with a mode list (unknown, unsupported, repeated), as messages for the user. */
+export function validateAuthorizationModes(modes: string[]): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const mode of modes) {
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) {
+      problems.push(`authorization-mode "${mode}" is not a valid mode (valid: ${AUTHORIZATION_MODES.join(', ')})`);
+    } else if (!SUPPORTED_AUTHORIZATION_MODES.includes(mode as AuthorizationMode)) {
+      problems.push(`authorization-mode "${mode}" is not supported yet (supported: ${SUPPORTED_AUTHORIZATION_MODES.join(', ')})`);
+    }
+    if (seen.has(mode)) problems.push(`authorization-mode "${mode}" has mode specified more than once`);
+    seen.add(mode);
+  }
+  return problems;
+}
+
+export interface AuthorizerDependencies {
+  /** The RBAC objects, needed when the modes include RBAC. */
+  rbac?: RbacPolicySource;
+}
+
+/** The authorizer of a mode list (empty: AlwaysAllow, the seed's default without a config file). */
+export function createAuthorizer(modes: string[], dependencies: AuthorizerDependencies = {}): Authorizer {
+  const problems = validateAuthorizationModes(modes);
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  const chain: Authorizer[] = [privilegedGroups(MASTERS_GROUP)];
+  for (const mode of modes.length > 0 ? modes : ['AlwaysAllow']) {
+    if (mode === 'AlwaysAllow') chain.push(alwaysAllow);
+    else if (mode === 'AlwaysDeny') chain.push(alwaysDeny);
+    else if (mode === 'RBAC') {
+      if (!dependencies.rbac) throw new Error('authorization mode RBAC needs the RBAC objects (no policy source given)');
+      chain.push(new RbacAuthorizer(dependencies.rbac));
+    }
+  }
+  return unionAuthorizer(chain);
+}
