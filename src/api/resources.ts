@@ -1,0 +1,210 @@
+/**
+ * The resource registry: every resource the API server serves, as data (group, version, kind,
+ * names, scope, verbs, subresources), in upstream's shapes with orch's group names. Custom
+ * resources join at run time through `ResourceRegistry.add` when their CRD is established.
+ */
+
+export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+
+export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface SubresourceInfo {
+  /** `status`, `scale`, `binding`, `finalize`. */
+  name: string;
+  kind: string;
+  /** Set when the subresource's kind lives in another group (scale: autoscaling/v1). */
+  group?: string;
+  version?: string;
+  verbs: Verb[];
+}
+
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  kind: string;
+  /** Plural, the URL segment. */
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  verbs: Verb[];
+  shortNames?: string[];
+  categories?: string[];
+  subresources: SubresourceInfo[];
+  /** Key prefix below the kvstore prefix, without slashes at the ends (`pods`, `services/specs`). */
+  storagePrefix: string;
+  /** Served from a CustomResourceDefinition. */
+  custom?: boolean;
+}
+
+export const statusSub = (kind: string): SubresourceInfo => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
+export const scaleSub = (): SubresourceInfo => ({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
+
+interface Spec {
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  status?: boolean;
+  scale?: boolean;
+  extraSubresources?: SubresourceInfo[];
+  verbs?: Verb[];
+  storagePrefix?: string;
+}
+
+function resources(group: string, version: string, specs: Spec[]): ResourceInfo[] {
+  return specs.map((s) => ({
+    group,
+    version,
+    kind: s.kind,
+    plural: s.plural,
+    singular: s.kind.toLowerCase(),
+    namespaced: s.namespaced,
+    verbs: s.verbs ?? [...ALL_VERBS],
+    shortNames: s.shortNames,
+    categories: s.categories,
+    subresources: [...(s.status ? [statusSub(s.kind)] : []), ...(s.scale ? [scaleSub()] : []), ...(s.extraSubresources ?? [])],
+    storagePrefix: s.storagePrefix ?? (group === '' || !group.includes('.') ? s.plural : `${group}/${s.plural}`),
+  }));
+}
+
+const all = ['all'];
+
+/** The built-in resources, in discovery order. */
+export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
+  ...resources('', 'v1', [
+    { kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] },
+    { kind: 'Endpoints', plural: 'endpoints', namespaced: true, shortNames: ['ep'], storagePrefix: 'services/endpoints' },
+    { kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] },
+    {
+      kind: 'Namespace', plural: 'namespaces', namespaced: false, shortNames: ['ns'], status: true,
+      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+      extraSubresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }],
+    },
+    { kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], status: true, storagePrefix: 'minions' },
+    {
+      kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: all, status: true,
+      extraSubresources: [{ name: 'binding', kind: 'Binding', verbs: ['create'] }],
+    },
+    {
+      kind: 'ReplicationController', plural: 'replicationcontrollers', namespaced: true, shortNames: ['rc'], categories: all,
+      status: true, scale: true, storagePrefix: 'controllers',
+    },
+    { kind: 'Secret', plural: 'secrets', namespaced: true },
+    { kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, shortNames: ['sa'] },
+    {
+      kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], categories: all, status: true,
+      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], storagePrefix: 'services/specs',
+    },
+  ]),
+  ...resources('apps', 'v1', [
+    { kind: 'DaemonSet', plural: 'daemonsets', namespaced: true, shortNames: ['ds'], categories: all, status: true },
+    { kind: 'Deployment', plural: 'deployments', namespaced: true, shortNames: ['deploy'], categories: all, status: true, scale: true },
+    { kind: 'ReplicaSet', plural: 'replicasets', namespaced: true, shortNames: ['rs'], categories: all, status: true, scale: true },
+    { kind: 'StatefulSet', plural: 'statefulsets', namespaced: true, shortNames: ['sts'], categories: all, status: true, scale: true },
+  ]),
+  ...resources('batch', 'v1', [
+    { kind: 'CronJob', plural: 'cronjobs', namespaced: true, shortNames: ['cj'], categories: all, status: true },
+    { kind: 'Job', plural: 'jobs', namespaced: true, categories: all, status: true },
+  ]),
+  ...resources('coordination.orch.io', 'v1', [{ kind: 'Lease', plural: 'leases', namespaced: true, storagePrefix: 'leases' }]),
+  ...resources('rbac.orch.io', 'v1', [
+    { kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false, storagePrefix: 'clusterrolebindings' },
+    { kind: 'ClusterRole', plural: 'clusterroles', namespaced: false, storagePrefix: 'clusterroles' },
+    { kind: 'RoleBinding', plural: 'rolebindings', namespaced: true, storagePrefix: 'rolebindings' },
+    { kind: 'Role', plural: 'roles', namespaced: true, storagePrefix: 'roles' },
+  ]),
+  ...resources('scheduling.orch.io', 'v1', [
+    { kind: 'PriorityClass', plural: 'priorityclasses', namespaced: false, shortNames: ['pc'], storagePrefix: 'priorityclasses' },
+  ]),
+  ...resources('apiextensions.orch.io', 'v1', [
+    {
+      kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, shortNames: ['crd', 'crds'],
+      categories: ['api-extensions'], status: true, storagePrefix: 'apiextensions.orch.io/customresourcedefinitions',
+    },
+  ]),
+];
+
+/** Group order of `/apis` for the built-in groups (custom groups follow, sorted). */
+export const BUILTIN_GROUP_ORDER = ['apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'apiextensions.orch.io'];
+
+export function groupVersionOf(info: { group: string; version: string }): string {
+  return info.group ? `${info.group}/${info.version}` : info.version;
+}
+
+/** A GroupVersion with its resources, as discovery lists them. */
+export interface GroupVersionResources {
+  group: string;
+  version: string;
+  resources: ResourceInfo[];
+}
+
+/**
+ * The live set of served resources: the built-ins plus custom resources. Discovery and routing
+ * read it on every request, so a new CRD is served as soon as it is added.
+ */
+export class ResourceRegistry {
+  private readonly byPath = new Map<string, ResourceInfo>();
+  /** Per custom group: its versions in preference order (the CRD's order). */
+  private readonly customVersions = new Map<string, string[]>();
+  private readonly customOwners = new Map<string, ResourceInfo[]>();
+
+  constructor(builtins: readonly ResourceInfo[] = BUILTIN_RESOURCES) {
+    for (const info of builtins) this.byPath.set(this.pathKey(info.group, info.version, info.plural), info);
+  }
+
+  private pathKey(group: string, version: string, plural: string): string {
+    return `${group}/${version}/${plural}`;
+  }
+
+  /** The resource served at group/version/plural. */
+  lookup(group: string, version: string, plural: string): ResourceInfo | undefined {
+    return this.byPath.get(this.pathKey(group, version, plural));
+  }
+
+  /** Any version of a group/plural (custom resources use it to find the CRD's entry). */
+  all(): ResourceInfo[] {
+    return [...this.byPath.values()];
+  }
+
+  /** Served group versions: core first, then built-in groups in order, then custom groups sorted. */
+  groupVersions(): GroupVersionResources[] {
+    const map = new Map<string, GroupVersionResources>();
+    for (const info of this.byPath.values()) {
+      const key = groupVersionOf(info);
+      const entry = map.get(key) ?? { group: info.group, version: info.version, resources: [] };
+      entry.resources.push(info);
+      map.set(key, entry);
+    }
+    const rank = (group: string) => (group === '' ? -1 : BUILTIN_GROUP_ORDER.includes(group) ? BUILTIN_GROUP_ORDER.indexOf(group) : 1000);
+    const versionRank = (gv: GroupVersionResources) => this.customVersions.get(gv.group)?.indexOf(gv.version) ?? 0;
+    return [...map.values()].sort((a, b) => rank(a.group) - rank(b.group) || a.group.localeCompare(b.group) || versionRank(a) - versionRank(b));
+  }
+
+  /** Registers (or replaces) the resources of one CRD, all its served versions. */
+  setCustom(crdName: string, infos: ResourceInfo[], versionOrder: string[]): void {
+    this.removeCustom(crdName);
+    for (const info of infos) this.byPath.set(this.pathKey(info.group, info.version, info.plural), info);
+    this.customOwners.set(crdName, infos);
+    if (infos[0]) this.customVersions.set(infos[0].group, versionOrder);
+  }
+
+  removeCustom(crdName: string): void {
+    const owned = this.customOwners.get(crdName);
+    if (!owned) return;
+    for (const info of owned) this.byPath.delete(this.pathKey(info.group, info.version, info.plural));
+    this.customOwners.delete(crdName);
+  }
+
+  /** Whether a group is served at all (unknown paths under it answer a Status 404). */
+  hasGroup(group: string): boolean {
+    for (const info of this.byPath.values()) if (info.group === group) return true;
+    return false;
+  }
+
+  /** The preferred version of a group: the built-in's only version, or the CRD's first served one. */
+  preferredVersion(group: string): string | undefined {
+    const versions = this.groupVersions().filter((gv) => gv.group === group).map((gv) => gv.version);
+    return versions[0];
+  }
+}

@@ -1,0 +1,58 @@
+/** Reading request bodies and writing JSON and Status responses. */
+import { ApiError, badRequest, requestEntityTooLarge, type Status } from '../../../api/status.js';
+import type { ApiRequest, ApiResponse } from './types.js';
+
+/** Upstream's MaxRequestBodyBytes. */
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+export async function readBody(req: ApiRequest, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) throw requestEntityTooLarge(`limit is ${limit}`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += buffer.length;
+    if (size > limit) throw requestEntityTooLarge(`limit is ${limit}`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Nesting deeper than this is refused before any recursive processing can overflow the stack. */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Rejects documents nested deeper than MAX_JSON_DEPTH (400), checked iteratively. */
+export function checkDepth(value: unknown): void {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length) {
+    const { value: v, depth } = stack.pop()!;
+    if (depth > MAX_JSON_DEPTH) throw badRequest(`json: exceeded max depth of ${MAX_JSON_DEPTH}`);
+    if (v && typeof v === 'object') for (const child of Object.values(v as object)) if (child && typeof child === 'object') stack.push({ value: child, depth: depth + 1 });
+  }
+}
+
+export function writeJson(res: ApiResponse, code: number, body: unknown, options: { pretty?: boolean; contentType?: string } = {}): void {
+  const text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
+  res.writeHead(code, {
+    'Content-Type': options.contentType ?? 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  });
+  res.end(text);
+}
+
+export function writeStatus(res: ApiResponse, status: Status, pretty = false): void {
+  writeJson(res, status.code, status, { pretty });
+}
+
+export function writeError(res: ApiResponse, error: ApiError, pretty = false): void {
+  writeStatus(res, error.status, pretty);
+}
+
+/** Go's http.NotFound body, for paths outside every served group. */
+export function writePlainNotFound(res: ApiResponse): void {
+  const text = '404 page not found\n';
+  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}

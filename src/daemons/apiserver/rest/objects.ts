@@ -1,0 +1,62 @@
+/** Small accessors for objects held as plain JSON. */
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../patch/types.js';
+
+export function metadataOf(object: JsonObject): JsonObject {
+  if (!isJsonObject(object.metadata)) object.metadata = {};
+  return object.metadata as JsonObject;
+}
+
+export function stringAt(object: JsonValue | undefined, ...path: string[]): string | undefined {
+  let node: JsonValue | undefined = object;
+  for (const p of path) node = isJsonObject(node) ? node[p] : undefined;
+  return typeof node === 'string' ? node : undefined;
+}
+
+export function valueAt(object: JsonValue | undefined, ...path: string[]): JsonValue | undefined {
+  let node: JsonValue | undefined = object;
+  for (const p of path) node = isJsonObject(node) ? node[p] : undefined;
+  return node;
+}
+
+export function nameOf(object: JsonObject): string {
+  return stringAt(object, 'metadata', 'name') ?? '';
+}
+
+export function labelsOf(object: JsonObject): Record<string, string> {
+  const labels = valueAt(object, 'metadata', 'labels');
+  return isJsonObject(labels) ? (labels as Record<string, string>) : {};
+}
+
+export function finalizersOf(object: JsonObject): string[] {
+  const finalizers = valueAt(object, 'metadata', 'finalizers');
+  return Array.isArray(finalizers) ? finalizers.filter((f): f is string => typeof f === 'string') : [];
+}
+
+export function deepCopy<T extends JsonValue>(value: T): T {
+  return structuredClone(value);
+}
+
+/** RFC 3339 UTC at second precision, as metav1.Time serializes. */
+export function rfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** metav1.MicroTime (events' eventTime, leases' renewTime). */
+export function rfc3339Micro(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/** Upstream's generateName suffix alphabet (no vowels, no confusable characters). */
+const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function randomSuffix(length = 5): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)];
+  return out;
+}
+
+/** generateName + 5 random characters, the prefix cut so the name stays within 63 characters. */
+export function generatedName(prefix: string): string {
+  const maxPrefix = 63 - 5;
+  return (prefix.length > maxPrefix ? prefix.slice(0, maxPrefix) : prefix) + randomSuffix();
+}

@@ -1,0 +1,147 @@
+/**
+ * Watch streams: newline-delimited JSON events (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) from
+ * the store's watch, filtered by label and field selectors the way upstream's cacher does (an
+ * object leaving the selector is DELETED, one entering it ADDED), with the initial state for
+ * resourceVersion unset/0 or sendInitialEvents, bookmarks and a timeout.
+ */
+import { failureStatus, internalError } from '../../../api/status.js';
+import { toTable } from '../../../api/table.js';
+import type { JsonObject } from '../../../patch/types.js';
+import { StoreCompactedError, type StoreEvent, type WatchHandle } from '../storage/store.js';
+import type { ListParams } from './list-options.js';
+import type { Representation } from './negotiation.js';
+import type { RegistryStore } from './registry-store.js';
+import type { ApiResponse, Clock } from './types.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: JsonObject;
+}
+
+/**
+ * Maps one store event to the watch event a client with these selectors sees, if any. Pure.
+ * Upstream's cache_watcher: in->in MODIFIED, out->in ADDED, in->out DELETED (old content, new resourceVersion).
+ */
+export function translateEvent(registry: RegistryStore, params: ListParams, event: StoreEvent): WatchEvent | undefined {
+  const matches = (o: JsonObject | undefined) => o !== undefined && registry.matches(o, params.labelSelector, params.fieldSelector);
+  const previous = event.prevValue !== undefined ? registry.decode(event.prevValue, event.revision) : undefined;
+  if (event.type === 'DELETE') return matches(previous) ? { type: 'DELETED', object: previous! } : undefined;
+  const current = registry.decode(event.value!, event.revision);
+  const now = matches(current);
+  const before = !event.created && matches(previous);
+  if (now && before) return { type: 'MODIFIED', object: current };
+  if (now) return { type: 'ADDED', object: current };
+  if (before) return { type: 'DELETED', object: previous! };
+  return undefined;
+}
+
+export interface WatchRequest {
+  registry: RegistryStore;
+  namespace: string;
+  params: ListParams;
+  representation: Representation;
+  res: ApiResponse;
+  clock: Clock;
+  /** How often to send bookmarks when the client allows them. */
+  bookmarkIntervalMs: number;
+  /** Seconds until the server ends a watch that gave no timeoutSeconds. */
+  defaultTimeoutSeconds: () => number;
+  /** Called once when the stream ends, for whatever reason. */
+  onEnd: () => void;
+}
+
+export interface ActiveWatch {
+  /** Ends the stream cleanly (shutdown). */
+  close(): void;
+  /** Resolves when the stream has ended. */
+  done: Promise<void>;
+  ended(): boolean;
+}
+
+/** The annotation that marks the end of the initial events of a streaming list (client-go reads this name). */
+export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
+  const { registry, params, res } = request;
+  const prefix = registry.collectionPrefix(request.namespace);
+
+  // The starting point: the state at a revision (resourceVersion unset or 0, or a streaming list), or events after N.
+  let initial: JsonObject[] = [];
+  let startRevision: number;
+  const sendInitial = params.sendInitialEvents ?? (params.resourceVersion === undefined || params.resourceVersion === '0');
+  if (sendInitial) {
+    const listed = await registry.list(request.namespace, { ...params, limit: 0, continueToken: undefined, resourceVersionMatch: undefined });
+    initial = listed.items;
+    startRevision = Number(listed.resourceVersion);
+  } else {
+    startRevision = Number(params.resourceVersion ?? 0);
+  }
+
+  // Watch streams are plain `application/json` even when the events carry Tables (upstream).
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  (res as { flushHeaders?: () => void }).flushHeaders?.();
+
+  let ended = false;
+  let handle: WatchHandle | undefined;
+  let lastRevision = startRevision;
+  let tableColumnsSent = false;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+
+  const render = (event: WatchEvent): WatchEvent => {
+    if (request.representation.kind !== 'table' || event.type === 'ERROR' || event.type === 'BOOKMARK') return event;
+    const table = toTable(registry.info.kind, [event.object], {}, {
+      apiVersion: `${request.representation.group}/${request.representation.version}`,
+      includeObject: request.representation.includeObject,
+      now: request.clock.now(),
+      omitColumns: tableColumnsSent,
+    });
+    tableColumnsSent = true;
+    return { type: event.type, object: table };
+  };
+  const send = (event: WatchEvent) => {
+    if (!ended) res.write(JSON.stringify(render(event)) + '\n');
+  };
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    handle?.close();
+    clearInterval(bookmarkTimer);
+    clearTimeout(timeoutTimer);
+    res.end();
+    request.onEnd();
+    resolveDone();
+  };
+  const bookmark = (annotations?: Record<string, string>) => {
+    const metadata: JsonObject = { resourceVersion: String(lastRevision) };
+    if (annotations) metadata.annotations = annotations;
+    send({ type: 'BOOKMARK', object: { kind: registry.info.kind, apiVersion: registry.apiVersion, metadata } });
+  };
+
+  for (const object of initial) send({ type: 'ADDED', object });
+  if (params.sendInitialEvents) bookmark({ [INITIAL_EVENTS_END]: 'true' });
+
+  const bookmarkTimer = params.allowWatchBookmarks ? setInterval(() => bookmark(), request.bookmarkIntervalMs) : undefined;
+  const timeoutSeconds = params.timeoutSeconds !== undefined && params.timeoutSeconds > 0 ? params.timeoutSeconds : request.defaultTimeoutSeconds();
+  const timeoutTimer = setTimeout(end, timeoutSeconds * 1000);
+  // Open watches must not keep a stopping process alive.
+  timeoutTimer.unref?.();
+  bookmarkTimer?.unref?.();
+  res.on('close', end);
+
+  handle = request.registry.watchStore(prefix, startRevision, (event) => {
+    lastRevision = Math.max(lastRevision, event.revision);
+    const translated = translateEvent(registry, params, event);
+    if (translated) send(translated);
+  }, (error) => {
+    const status = error instanceof StoreCompactedError
+      ? failureStatus(410, 'Expired', `too old resource version: ${startRevision} (${error.compacted + 1})`)
+      : internalError(error).status;
+    send({ type: 'ERROR', object: status as unknown as JsonObject });
+    end();
+  });
+  if (ended) handle.close();
+  return { close: end, done, ended: () => ended };
+}
