@@ -1,4 +1,4 @@
-import {OrchCommand, UserError} from '../lib/command.js';
+import {OrchCommand} from '../lib/command.js';
 import {oclifFlagsFor} from '../options/flags.js';
 import {apiserverOptions} from '../options/apiserver.js';
 import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
@@ -15,7 +15,8 @@ export default class ApiserverCommand extends OrchCommand {
       process.stdout.write(common.printAndExit + '\n');
       return;
     }
-    // The options above are parsed and validated in full; the daemon itself is not built yet.
-    throw new UserError('orch apiserver cannot run yet: the daemon is not built in this version (options were parsed and validated)');
+    const {apiServerConfig} = await import('../daemons/apiserver/config.js');
+    const {runApiServer} = await import('../cmd/apiserver/run.js');
+    await runApiServer(apiServerConfig(options.values, common.version));
   }
 }

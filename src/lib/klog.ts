@@ -95,13 +95,19 @@ export function verbosityFor(module: string, verbosity: number, vmodule: readonl
   return verbosity;
 }
 
-/** The caller's line in the running file, read from a stack trace (only when a line is written). */
-function callerLine(): number {
+/**
+ * The caller's `file:line`, read from a stack trace (only when a line is written). Run from
+ * source, that is the module's own file; run from the bundle, the line is the bundle's, so the
+ * bundle file is named instead of pretending the line belongs to the source file.
+ */
+function callerLocation(module: string): string {
   const stack = new Error().stack?.split('\n') ?? [];
-  // [0] "Error", [1] callerLine, [2] emit, [3] Logger method, [4] the caller.
-  const frame = stack[4] ?? '';
-  const match = /:(\d+):\d+\)?$/.exec(frame);
-  return match ? Number(match[1]) : 0;
+  // [0] "Error", [1] callerLocation, [2] emit, [3] Logger method, [4] the caller.
+  const match = /([^/\\(\s]+):(\d+):\d+\)?$/.exec(stack[4] ?? '');
+  if (!match) return `${module}:0`;
+  const [, file, line] = match;
+  const base = module.replace(/^.*\//, '');
+  return file === base ? `${module}:${line}` : `${file}:${line}`;
 }
 
 export interface Logger {
@@ -115,7 +121,7 @@ export interface Logger {
 /** A logger for one module; `module` is the source file's name, shown in each line and matched by --vmodule. */
 export function klog(module: string): Logger {
   const emit = (severity: Severity, msg: string, kv: unknown[]): void => {
-    const line = formatKlogLine(severity, config.now(), config.pid, `${module}:${callerLine()}`, msg, kv);
+    const line = formatKlogLine(severity, config.now(), config.pid, callerLocation(module), msg, kv);
     (severity === 'I' ? config.out : config.err)(line);
   };
   return {

@@ -94,17 +94,17 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'bind-address', type: 'string', seedType: 'string', seedDefault: '0.0.0.0', default: '0.0.0.0',
     help: 'Address to listen on for HTTPS; 0.0.0.0, :: or blank listens everywhere.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     // The seed's error table forbids 0: the secure port cannot be switched off.
     name: 'secure-port', type: 'int', seedType: 'int', seedDefault: '6443', default: '6443', min: 1, max: 65535,
-    help: 'Port for authenticated, authorized HTTPS traffic.', section: SERVING, implemented: false,
+    help: 'Port for authenticated, authorized HTTPS traffic.', section: SERVING, implemented: true,
   },
   {
     name: 'advertise-address', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Address other cluster members use to reach this server; defaults to the bind address or the host interface.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'external-hostname', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -114,16 +114,16 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'cert-dir', type: 'string', seedType: 'string', seedDefault: '/var/run/orch', default: '/var/run/orch',
     help: 'Where TLS certificates live (and where generated ones are written).', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'tls-cert-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Serving certificate (with any CA chain after it); a self-signed one is generated when absent.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'tls-private-key-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Private key for the serving certificate.', section: SERVING, implemented: false,
+    help: 'Private key for the serving certificate.', section: SERVING, implemented: true,
   },
   {
     name: 'tls-sni-cert-key', type: 'string', seedType: 'string', seedDefault: 'none', repeatable: true,
@@ -134,7 +134,7 @@ export const apiserverOptions: OptionTable = [
     name: 'tls-cipher-suites', type: 'cipherSuites', seedType: 'strings', seedDefault: 'runtime default suites',
     repeatable: true,
     help: 'TLS cipher suites the server offers; the runtime picks when unset.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'tls-curve-preferences', type: 'int32Slice', seedType: 'int32Slice', seedDefault: '[]', repeatable: true,
@@ -144,16 +144,16 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'tls-min-version', type: 'tlsVersion', seedType: 'string', seedDefault: 'none',
     enum: ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13'],
-    help: 'Oldest TLS version clients may negotiate.', section: SERVING, implemented: false,
+    help: 'Oldest TLS version clients may negotiate.', section: SERVING, implemented: true,
   },
   {
     name: 'disable-http2-serving', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Serve HTTP/1.1 only.', section: SERVING, implemented: false,
+    help: 'Serve HTTP/1.1 only.', section: SERVING, implemented: true,
   },
   {
     name: 'http2-max-streams-per-connection', type: 'int', seedType: 'int', seedDefault: '0', default: '0', min: 0,
     help: 'Cap on concurrent HTTP/2 streams per client connection; 0 keeps the runtime default.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'permit-address-sharing', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -168,12 +168,12 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'goaway-chance', type: 'float', seedType: 'float', seedDefault: '0 (off)', default: '0', min: 0, max: 0.02,
     help: 'Share of HTTP/2 requests told to reconnect, to rebalance clients behind a load balancer (0 to 0.02).',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'strict-transport-security-directives', type: 'strings', seedType: 'strings', seedDefault: 'none',
     repeatable: true,
-    help: 'HSTS directives to send; none are sent when empty.', section: SERVING, implemented: false,
+    help: 'HSTS directives to send; none are sent when empty.', section: SERVING, implemented: true,
   },
   {
     name: 'cors-allowed-origins', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
@@ -250,7 +250,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'service-cluster-ip-range', type: 'cidrs', seedType: 'string', seedDefault: 'none',
     help: 'CIDR (or two, for dual-stack) from which service cluster IPs are allocated.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-node-port-range', type: 'portRange', seedType: 'string N1-N2', seedDefault: '30000-32767',
@@ -286,33 +286,33 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'kvstore-servers', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
     help: 'kvstore endpoints (scheme://ip:port); the embedded store is used when unset.', section: STORAGE,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'kvstore-servers-overrides', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
     help: 'Send some built-in resources to other kvstore servers, as group/resource#server;server.',
-    section: STORAGE, implemented: false,
+    section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-cafile', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'CA file for verifying kvstore servers.', section: STORAGE, implemented: false,
+    help: 'CA file for verifying kvstore servers.', section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-certfile', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Client certificate for kvstore connections.', section: STORAGE, implemented: false,
+    help: 'Client certificate for kvstore connections.', section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-keyfile', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Client key for kvstore connections.', section: STORAGE, implemented: false,
+    help: 'Client key for kvstore connections.', section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-prefix', type: 'string', seedType: 'string', seedDefault: '/registry', default: '/registry',
-    help: 'Key prefix under which all objects are stored.', section: STORAGE, implemented: false,
+    help: 'Key prefix under which all objects are stored.', section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-compaction-interval', type: 'duration', seedType: 'duration', seedDefault: '5m0s',
     default: '5m0s',
-    help: 'How often old revisions are compacted away; 0 never compacts.', section: STORAGE, implemented: false,
+    help: 'How often old revisions are compacted away; 0 never compacts.', section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-count-metric-poll-period', type: 'duration', seedType: 'duration', seedDefault: '1m0s',
@@ -327,11 +327,11 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'kvstore-healthcheck-timeout', type: 'duration', seedType: 'duration', seedDefault: '2s', default: '2s',
-    help: 'How long the kvstore liveness check may take.', section: STORAGE, implemented: false,
+    help: 'How long the kvstore liveness check may take.', section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-readycheck-timeout', type: 'duration', seedType: 'duration', seedDefault: '2s', default: '2s',
-    help: 'How long the kvstore readiness check may take.', section: STORAGE, implemented: false,
+    help: 'How long the kvstore readiness check may take.', section: STORAGE, implemented: true,
   },
   {
     name: 'encryption-provider-config', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -353,7 +353,7 @@ export const apiserverOptions: OptionTable = [
     name: 'storage-initialization-timeout', type: 'duration', seedType: 'duration', seedDefault: '1m0s',
     default: '1m0s',
     help: 'How long to wait for storage to come up before reporting ready.', section: STORAGE,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'storage-media-type', type: 'string', seedType: 'string', seedDefault: 'application/vnd.orch.protobuf',
@@ -363,12 +363,12 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'watch-cache', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
-    help: 'Serve watches and lists from an in-memory cache.', section: STORAGE, implemented: false,
+    help: 'Serve watches and lists from an in-memory cache.', section: STORAGE, implemented: true,
   },
   {
     name: 'watch-cache-sizes', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
     help: 'Per-resource cache settings as resource[.group]#size; a size of 0 turns caching off for it.',
-    section: STORAGE, implemented: false,
+    section: STORAGE, implemented: true,
   },
   {
     name: 'enable-garbage-collector', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
@@ -491,16 +491,16 @@ export const apiserverOptions: OptionTable = [
   // --- Authentication ---
   {
     name: 'anonymous-auth', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
-    help: 'Treat requests no authenticator rejected as user system:anonymous.', section: AUTHN, implemented: false,
+    help: 'Treat requests no authenticator rejected as user system:anonymous.', section: AUTHN, implemented: true,
   },
   {
     name: 'client-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'CA bundle for client certificates; the certificate CommonName becomes the user name.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'token-auth-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'File of static bearer tokens accepted on the secure port.', section: AUTHN, implemented: false,
+    help: 'File of static bearer tokens accepted on the secure port.', section: AUTHN, implemented: true,
   },
   {
     name: 'enable-bootstrap-token-auth', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -649,7 +649,7 @@ export const apiserverOptions: OptionTable = [
     name: 'authorization-mode', type: 'strings', seedType: 'strings',
     seedDefault: 'AlwaysAllow when the config option is unused',
     enum: ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'], repeatable: true,
-    help: 'Authorizers to consult, in order.', section: AUTHZ, implemented: false,
+    help: 'Authorizers to consult, in order.', section: AUTHZ, implemented: true,
   },
   {
     name: 'authorization-config', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -685,7 +685,7 @@ export const apiserverOptions: OptionTable = [
   // --- Events (event objects and auditing) ---
   {
     name: 'event-ttl', type: 'duration', seedType: 'duration', seedDefault: '1h0m0s', default: '1h0m0s',
-    help: 'How long Event objects are kept.', section: EVENTS, implemented: false,
+    help: 'How long Event objects are kept.', section: EVENTS, implemented: true,
   },
   {
     name: 'audit-policy-file', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -846,12 +846,12 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'max-requests-inflight', type: 'int', seedType: 'int', seedDefault: '400', default: '400', min: 0,
     help: 'Concurrent read requests allowed (added to the mutating limit under priority and fairness).',
-    section: LIMITS, implemented: false,
+    section: LIMITS, implemented: true,
   },
   {
     name: 'max-mutating-requests-inflight', type: 'int', seedType: 'int', seedDefault: '200', default: '200',
     min: 0,
-    help: 'Concurrent write requests allowed.', section: LIMITS, implemented: false,
+    help: 'Concurrent write requests allowed.', section: LIMITS, implemented: true,
   },
   {
     name: 'enable-priority-and-fairness', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
@@ -860,13 +860,13 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'request-timeout', type: 'duration', seedType: 'duration', seedDefault: '1m0s', default: '1m0s',
-    help: 'Default time limit for a request.', section: LIMITS, implemented: false,
+    help: 'Default time limit for a request.', section: LIMITS, implemented: true,
   },
   {
     name: 'min-request-timeout', type: 'int', seedType: 'int (seconds)', seedDefault: '1800', default: '1800',
     min: 0,
     help: 'Seconds a watch stays open at least; each watch gets a random timeout above it.', section: LIMITS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'max-connection-bytes-per-sec', type: 'int', seedType: 'int', seedDefault: '0', default: '0', min: 0,
@@ -875,21 +875,21 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'livez-grace-period', type: 'duration', seedType: 'duration', seedDefault: 'none',
     help: 'Time after start during which /livez ignores unfinished start-up hooks.', section: LIMITS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'shutdown-delay-duration', type: 'duration', seedType: 'duration', seedDefault: 'none',
     help: 'Keep serving this long after a stop request while /readyz already fails.', section: LIMITS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'shutdown-watch-termination-grace-period', type: 'duration', seedType: 'duration', seedDefault: 'none',
-    help: 'Longest wait for open watches to finish during shutdown.', section: LIMITS, implemented: false,
+    help: 'Longest wait for open watches to finish during shutdown.', section: LIMITS, implemented: true,
   },
   {
     name: 'shutdown-send-retry-after', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'While shutting down, answer new requests with 429 and Retry-After until drained.', section: LIMITS,
-    implemented: false,
+    implemented: true,
   },
 
   // --- Versioning ---
@@ -921,6 +921,6 @@ export const apiserverOptions: OptionTable = [
     name: 'data-dir', type: 'string', seedType: 'string', seedDefault: '~/.orch/apiserver',
     default: '~/.orch/apiserver', orchOnly: true,
     help: 'Directory for the embedded SQLite store, generated certificates and the admin orchconfig.',
-    section: 'orch', implemented: false,
+    section: 'orch', implemented: true,
   },
 ];

@@ -1,0 +1,85 @@
+/**
+ * From the typed option values of `orch apiserver` (src/options/apiserver.ts) to the server's
+ * configuration. Pure: no I/O. The list IMPLEMENTED_APISERVER_OPTIONS below is what the option
+ * table marks as taking effect; a test keeps the two in step.
+ */
+import {join} from 'node:path';
+import {NODE_TLS_VERSION, toOpenSslCipherList} from '../../options/types.js';
+import type {ApiServerConfig} from './server.js';
+import type {VersionInfo} from '../../lib/version.js';
+
+type Values = Record<string, unknown>;
+const ms = (v: unknown, fallback = 0): number => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const list = (v: unknown): string[] | undefined => (Array.isArray(v) && v.length > 0 ? (v as string[]) : undefined);
+
+export const IMPLEMENTED_APISERVER_OPTIONS = [
+  'bind-address', 'secure-port', 'advertise-address', 'cert-dir', 'tls-cert-file', 'tls-private-key-file',
+  'tls-cipher-suites', 'tls-min-version', 'disable-http2-serving', 'http2-max-streams-per-connection',
+  'goaway-chance', 'strict-transport-security-directives', 'kvstore-servers', 'kvstore-servers-overrides',
+  'kvstore-cafile', 'kvstore-certfile', 'kvstore-keyfile', 'kvstore-prefix', 'kvstore-compaction-interval',
+  'kvstore-healthcheck-timeout', 'kvstore-readycheck-timeout', 'storage-initialization-timeout', 'watch-cache',
+  'watch-cache-sizes', 'anonymous-auth', 'client-ca-file', 'token-auth-file', 'authorization-mode', 'event-ttl',
+  'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
+  'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
+  'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
+  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
+] as const;
+
+export function apiServerConfig(values: Values, version: VersionInfo): ApiServerConfig {
+  const dataDir = str(values['data-dir']) as string;
+  const cipherSuites = list(values['tls-cipher-suites']);
+  const tlsMin = str(values['tls-min-version']);
+  return {
+    bindAddress: str(values['bind-address']) ?? '0.0.0.0',
+    securePort: values['secure-port'] as number,
+    advertiseAddress: str(values['advertise-address']),
+    dataDir,
+    // The seed's default cert dir (/var/run/orch) needs root; without an explicit --cert-dir the
+    // certificates live with the rest of orch's files in the data directory.
+    certDir: str(values['cert-dir']) && !isSeedDefaultCertDir(values) ? (values['cert-dir'] as string) : join(dataDir, 'pki'),
+    tlsCertFile: str(values['tls-cert-file']),
+    tlsPrivateKeyFile: str(values['tls-private-key-file']),
+    tlsMinVersion: tlsMin ? NODE_TLS_VERSION[tlsMin as keyof typeof NODE_TLS_VERSION] : undefined,
+    ciphers: cipherSuites ? toOpenSslCipherList(cipherSuites) : undefined,
+    disableHttp2: values['disable-http2-serving'] === true,
+    http2MaxStreamsPerConnection: (values['http2-max-streams-per-connection'] as number) ?? 0,
+    keyPrefix: (str(values['kvstore-prefix']) ?? '/registry').replace(/\/+$/, ''),
+    storage: {
+      servers: list(values['kvstore-servers']),
+      serversOverrides: list(values['kvstore-servers-overrides']),
+      caFile: str(values['kvstore-cafile']),
+      certFile: str(values['kvstore-certfile']),
+      keyFile: str(values['kvstore-keyfile']),
+      prefix: str(values['kvstore-prefix']) ?? '/registry',
+      watchCache: values['watch-cache'] !== false,
+      watchCacheSizes: list(values['watch-cache-sizes']),
+      compactionIntervalMs: ms(values['kvstore-compaction-interval'], 300_000),
+    },
+    anonymousAuth: values['anonymous-auth'] !== false,
+    clientCaFile: str(values['client-ca-file']),
+    tokenAuthFile: str(values['token-auth-file']),
+    authorizationModes: list(values['authorization-mode']) ?? ['AlwaysAllow'],
+    maxRequestsInflight: (values['max-requests-inflight'] as number) ?? 400,
+    maxMutatingRequestsInflight: (values['max-mutating-requests-inflight'] as number) ?? 200,
+    requestTimeoutMs: ms(values['request-timeout'], 60_000),
+    minRequestTimeoutSeconds: (values['min-request-timeout'] as number) ?? 1800,
+    goawayChance: (values['goaway-chance'] as number) ?? 0,
+    livezGracePeriodMs: ms(values['livez-grace-period']),
+    shutdownDelayMs: ms(values['shutdown-delay-duration']),
+    shutdownSendRetryAfter: values['shutdown-send-retry-after'] === true,
+    shutdownWatchTerminationGracePeriodMs: ms(values['shutdown-watch-termination-grace-period']),
+    storageInitializationTimeoutMs: ms(values['storage-initialization-timeout'], 60_000),
+    kvstoreHealthcheckTimeoutMs: ms(values['kvstore-healthcheck-timeout'], 2000),
+    kvstoreReadycheckTimeoutMs: ms(values['kvstore-readycheck-timeout'], 2000),
+    eventTtlMs: ms(values['event-ttl'], 3_600_000),
+    serviceClusterIpRange: list(values['service-cluster-ip-range']),
+    strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
+    version,
+    orchconfigPath: join(dataDir, 'admin.orchconfig'),
+  };
+}
+
+function isSeedDefaultCertDir(values: Values): boolean {
+  return values['cert-dir'] === '/var/run/orch';
+}
