@@ -38,7 +38,8 @@ describe('orch options', () => {
     expect(report.total).toBe(report.options.length);
     expect(report.implemented).toBe(report.options.filter((o: {implemented: boolean}) => o.implemented).length);
     const port = report.options.find((o: {name: string}) => o.name === 'secure-port');
-    expect(port).toMatchObject({type: 'int', default: '6443', seedDefault: '6443', implemented: false});
+    expect(port).toMatchObject({type: 'int', default: '6443', seedDefault: '6443', implemented: true});
+    expect(report.options.find((o: {name: string}) => o.name === 'audit-log-path')).toMatchObject({implemented: false});
   });
   it('prints a table with the count last', () => {
     const r = runOrch(['options', 'patch']);
