@@ -128,7 +128,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'tls-sni-cert-key', type: 'string', seedType: 'string', seedDefault: 'none', repeatable: true,
     help: 'Extra certificate and key chosen by SNI, as cert,key[:domain,...]; repeat for more pairs.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'tls-cipher-suites', type: 'cipherSuites', seedType: 'strings', seedDefault: 'runtime default suites',

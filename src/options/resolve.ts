@@ -45,7 +45,13 @@ export function resolveOptions(program: Program, table: OptionTable, raw: RawFla
         values[spec.name] = given;
       } else {
         let value: unknown;
-        for (const text of Array.isArray(given) ? given : [given]) value = parseOptionValue(spec, text, value);
+        const texts = Array.isArray(given) ? given : [given];
+        if (spec.type === 'string' && spec.repeatable) {
+          // A repeatable plain string (such as --tls-sni-cert-key) keeps every occurrence, in order.
+          value = texts.map((text) => parseOptionValue(spec, text));
+        } else {
+          for (const text of texts) value = parseOptionValue(spec, text, value);
+        }
         values[spec.name] = value;
       }
       if (spec.deprecated) {

@@ -15,7 +15,7 @@ const list = (v: unknown): string[] | undefined => (Array.isArray(v) && v.length
 
 export const IMPLEMENTED_APISERVER_OPTIONS = [
   'bind-address', 'secure-port', 'advertise-address', 'cert-dir', 'tls-cert-file', 'tls-private-key-file',
-  'tls-cipher-suites', 'tls-min-version', 'disable-http2-serving', 'http2-max-streams-per-connection',
+  'tls-cipher-suites', 'tls-min-version', 'tls-sni-cert-key', 'disable-http2-serving', 'http2-max-streams-per-connection',
   'goaway-chance', 'strict-transport-security-directives', 'kvstore-servers', 'kvstore-servers-overrides',
   'kvstore-cafile', 'kvstore-certfile', 'kvstore-keyfile', 'kvstore-prefix', 'kvstore-compaction-interval',
   'kvstore-healthcheck-timeout', 'kvstore-readycheck-timeout', 'storage-initialization-timeout', 'watch-cache',
@@ -42,6 +42,7 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     tlsPrivateKeyFile: str(values['tls-private-key-file']),
     tlsMinVersion: tlsMin ? NODE_TLS_VERSION[tlsMin as keyof typeof NODE_TLS_VERSION] : undefined,
     ciphers: cipherSuites ? toOpenSslCipherList(cipherSuites) : undefined,
+    sniCertKeys: list(values['tls-sni-cert-key']),
     disableHttp2: values['disable-http2-serving'] === true,
     http2MaxStreamsPerConnection: (values['http2-max-streams-per-connection'] as number) ?? 0,
     keyPrefix: (str(values['kvstore-prefix']) ?? '/registry').replace(/\/+$/, ''),

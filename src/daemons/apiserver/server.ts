@@ -64,6 +64,8 @@ export interface ApiServerConfig {
   tlsMinVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   /** OpenSSL cipher list for Node's `ciphers`. */
   ciphers?: string;
+  /** --tls-sni-cert-key entries: `certfile,keyfile[:domain,...]`. */
+  sniCertKeys?: string[];
   disableHttp2: boolean;
   http2MaxStreamsPerConnection: number;
   storage: Omit<StorageOptions, 'dataDir'>;
@@ -313,9 +315,12 @@ export class ApiServer {
 
   private async listen(key: string, cert: string, clientCaPems: string[]): Promise<NetServer & {close(cb?: (err?: Error) => void): void}> {
     const c = this.config;
+    const {loadSniCandidates, parseSniEntry, sniCallback} = await import('./sni.js');
+    const sni = c.sniCertKeys?.length ? await loadSniCandidates(c.sniCertKeys.map(parseSniEntry)) : [];
     const tls = {
       key,
       cert,
+      ...(sni.length ? {SNICallback: sniCallback(sni)} : {}),
       ca: clientCaPems.length ? clientCaPems : undefined,
       requestCert: true,
       rejectUnauthorized: false,
