@@ -42,8 +42,13 @@ export async function runApiServer(config: ApiServerConfig, terminal = Boolean(p
   clearInterval(timer);
   await server.stop();
   removeSignals();
-  if (emitter) emitter.update(server.snapshot());
-  emitter?.close();
-  dashboard?.unmount();
+  if (emitter) {
+    // Let the throttled emitter draw the final phase before the dashboard goes away.
+    emitter.update(server.snapshot());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    emitter.close();
+    dashboard?.unmount();
+    configureKlog({out: (l) => process.stderr.write(l), err: (l) => process.stderr.write(l)});
+  }
   log.info('Stopped');
 }
