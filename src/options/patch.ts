@@ -3,9 +3,10 @@
  * "Patch options", "Global client options" and "Client, credentials and identity" tables, plus the
  * orch additions at the end.
  *
- * Options marked `implemented: false` need the API server (which is not built yet); they are parsed
- * and validated, and setting one prints a warning. Everything that works on local files
- * (`--local -f FILE`) is implemented.
+ * Everything that works on local files (`--local -f FILE`) and on the API server (TYPE NAME, the
+ * orchconfig and connection flags) is implemented; the options still marked `implemented: false`
+ * (proxy, compression, profiling, the storage driver...) are parsed and validated, and setting one
+ * prints a warning.
  */
 import type { OptionTable } from './spec.js';
 
@@ -63,7 +64,7 @@ export const patchOptions: OptionTable = [
   {
     name: 'subresource', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Patch a subresource of the object, such as status or scale.',
-    section: PATCH, implemented: false,
+    section: PATCH, implemented: true,
   },
   {
     // `none` is the mode that persists, so it is also the effective default; a bare --dry-run means
@@ -76,7 +77,7 @@ export const patchOptions: OptionTable = [
     name: 'field-manager', type: 'string', seedType: 'string',
     seedDefault: 'orch-patch style manager name (`<client>-patch`)', default: 'orch-patch',
     help: 'Manager name recorded as owner of the fields this patch sets.',
-    section: PATCH, implemented: false,
+    section: PATCH, implemented: true,
   },
   {
     name: 'output', short: 'o', type: 'string',
@@ -104,25 +105,26 @@ export const patchOptions: OptionTable = [
   {
     name: 'warnings-as-errors', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Exit non-zero when the server sends warnings.',
-    section: PATCH, implemented: false,
+    section: PATCH, implemented: true,
   },
 
   // ---- Global client options ----
   {
     name: 'server', short: 's', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'API server address and port, overriding the orchconfig.',
-    section: GLOBAL, implemented: false,
+    section: GLOBAL, implemented: true,
   },
   {
     name: 'namespace', short: 'n', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Namespace of the object, overriding the context\'s namespace.',
-    section: GLOBAL, implemented: false,
+    section: GLOBAL, implemented: true,
   },
   {
-    // The seed types it string, but its values are durations with a unit (1s, 2m, 3h) or 0.
-    name: 'request-timeout', type: 'duration', seedType: 'string', seedDefault: '0', default: '0',
+    // A string, as the seed says: kubectl reads a bare integer as seconds (`5` = 5s) and anything
+    // else as a Go duration, which src/client/request-timeout.ts checks when the server is contacted.
+    name: 'request-timeout', type: 'string', seedType: 'string', seedDefault: '0', default: '0',
     help: 'Give up on a single request after this long, such as 30s; 0 waits forever.',
-    section: GLOBAL, implemented: false,
+    section: GLOBAL, implemented: true,
   },
   {
     name: 'disable-compression', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -203,7 +205,7 @@ export const patchOptions: OptionTable = [
   {
     name: 'orchconfig', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Orchconfig file to use instead of $ORCHCONFIG or ~/.orch/config.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'orchrc', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -213,77 +215,77 @@ export const patchOptions: OptionTable = [
   {
     name: 'cluster', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Cluster entry of the orchconfig to use.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'context', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Context entry of the orchconfig to use.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'user', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'User entry of the orchconfig to use.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'username', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'User name for basic authentication.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'password', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Password for basic authentication.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'token', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Bearer token sent to the API server.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'certificate-authority', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'CA certificate file that the server certificate must chain to.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'client-certificate', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Client certificate file for TLS authentication.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'client-key', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Private key file of --client-certificate.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'tls-server-name', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Server name expected in the server certificate, when not the host contacted.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'insecure-skip-tls-verify', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Accept any server certificate (insecure).',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'as', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'User or service account to impersonate.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'as-group', type: 'strings', seedType: 'strings', seedDefault: 'none',
     help: 'Group to impersonate; repeat for several.',
-    section: CLIENT, implemented: false, repeatable: true,
+    section: CLIENT, implemented: true, repeatable: true,
   },
   {
     name: 'as-uid', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'UID to impersonate.',
-    section: CLIENT, implemented: false,
+    section: CLIENT, implemented: true,
   },
   {
     name: 'as-user-extra', type: 'strings', seedType: 'strings', seedDefault: 'none',
     help: 'Extra user attribute to impersonate, as key=value; repeat per value.',
-    section: CLIENT, implemented: false, repeatable: true,
+    section: CLIENT, implemented: true, repeatable: true,
   },
 
   // ---- orch additions ----

@@ -179,10 +179,15 @@ describe('bad input: a clear error, exit 1, and the input file untouched', () =>
     expect(readFileSync(f('pod.json'), 'utf8')).toBe(before);
   });
 
-  it('says that server-side patching needs the API server, and how to patch locally', () => {
-    const r = runOrch(['patch', 'pod', 'web', '-p', '{}']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/API server.*--local/);
+  it('without --local, reaches for the server of the orchconfig and says so when none answers', () => {
+    const home = mkdtempSync(join(tmpdir(), 'orch-home-'));
+    try {
+      const r = runOrch(['patch', 'pod', 'web', '-p', '{}', '--request-timeout=2s'], {env: {HOME: home, ORCHCONFIG: ''}});
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('The connection to the server localhost:8080 was refused - did you specify the right host or port?');
+    } finally {
+      rmSync(home, {recursive: true, force: true});
+    }
   });
 
   it('accepts a bare --dry-run with kubectl\'s deprecation warning', () => {

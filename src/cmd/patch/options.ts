@@ -4,6 +4,7 @@
  */
 import {UserError} from '../../lib/errors.js';
 import type {PatchType} from '../../patch/index.js';
+import type {ClientConfigOverrides} from '../../client/orchconfig.js';
 
 export type DryRun = 'none' | 'server' | 'client';
 
@@ -26,7 +27,18 @@ export interface PatchOptions {
   showManagedFields: boolean;
   diff: boolean;
   interactive: boolean;
+  /** Server mode: the orchconfig selection and the connection flags (`-s`, `-n`, `--token`...). */
+  client: ClientConfigOverrides;
+  /** `--as-user-extra key=value` entries (orchconfig overrides have no field for them). */
+  asUserExtra: string[];
+  /** `--request-timeout` as given (`0`, `5`, `30s`); parsed with kubectl's rule when used. */
+  requestTimeout: string;
+  subresource?: string;
+  fieldManager: string;
+  warningsAsErrors: boolean;
 }
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** Builds the options object from the typed option values of src/options. */
 export function completePatchOptions(values: Record<string, unknown>, args: string[]): PatchOptions {
@@ -48,6 +60,30 @@ export function completePatchOptions(values: Record<string, unknown>, args: stri
     showManagedFields: values['show-managed-fields'] === true,
     diff: values.diff === true,
     interactive: values.interactive === true,
+    client: {
+      orchconfig: str(values.orchconfig),
+      context: str(values.context),
+      cluster: str(values.cluster),
+      user: str(values.user),
+      namespace: str(values.namespace),
+      server: str(values.server),
+      token: str(values.token),
+      certificateAuthority: str(values['certificate-authority']),
+      clientCertificate: str(values['client-certificate']),
+      clientKey: str(values['client-key']),
+      insecureSkipTlsVerify: values['insecure-skip-tls-verify'] === true ? true : undefined,
+      tlsServerName: str(values['tls-server-name']),
+      username: str(values.username),
+      password: str(values.password),
+      as: str(values.as),
+      asGroups: (values['as-group'] as string[] | undefined) ?? [],
+      asUid: str(values['as-uid']),
+    },
+    asUserExtra: (values['as-user-extra'] as string[] | undefined) ?? [],
+    requestTimeout: str(values['request-timeout']) ?? '0',
+    subresource: str(values.subresource),
+    fieldManager: str(values['field-manager']) ?? 'orch-patch',
+    warningsAsErrors: values['warnings-as-errors'] === true,
   };
 }
 
@@ -83,13 +119,45 @@ export function validatePatchOptions(o: PatchOptions, terminal: Terminal): void 
   if (o.local && o.dryRun === 'server') {
     throw new UserError('cannot specify --local and --dry-run=server - did you mean --dry-run=client?');
   }
-  if (!o.local) {
-    throw new UserError(
-      'patching objects on a server needs the orch API server, which this version does not have yet; ' +
-        'add --local to patch the content of the files given with -f or -k',
-    );
-  }
+  if (!o.local) validateServerArguments(o);
   if (o.interactive && !(terminal.stdinIsTTY && terminal.stdoutIsTTY)) {
     throw new UserError('--interactive (-i) needs a terminal to ask in: standard input and output must be a TTY; use --diff to preview without asking');
   }
+}
+
+/** The TYPE NAME... / TYPE/NAME... argument rules of kubectl's resource builder. */
+function validateServerArguments(o: PatchOptions): void {
+  const hasFiles = o.filenames.length > 0 || o.kustomize !== undefined;
+  if (hasFiles && o.args.length > 0) {
+    throw new UserError('when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well');
+  }
+  if (o.args.length === 0) return;
+  const slashed = o.args.filter((arg) => arg.includes('/'));
+  if (slashed.length > 0 && slashed.length < o.args.length) {
+    throw new UserError(
+      "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'orch patch resource/<resource_name>' instead of 'orch patch resource resource/<resource_name>'",
+    );
+  }
+  for (const arg of slashed) {
+    const parts = arg.split('/');
+    if (parts.length > 2) throw new UserError('arguments in resource/name form may not have more than one slash');
+    if (parts[0] === '' || parts[1] === '') throw new UserError('arguments in resource/name form must have a single resource and name');
+  }
+  if (slashed.length === 0 && o.args.length === 1) throw new UserError('resource(s) were provided, but no name was specified');
+}
+
+/** The server-side targets named by the arguments: `TYPE NAME...` or `TYPE/NAME...` (TYPE may list several, `pods,svc`). */
+export function argumentTargets(args: readonly string[]): {type: string; name: string}[] {
+  if (args.length === 0) return [];
+  if (args[0].includes('/')) {
+    return args.map((arg) => {
+      const slash = arg.indexOf('/');
+      return {type: arg.slice(0, slash), name: arg.slice(slash + 1)};
+    });
+  }
+  const [types, ...names] = args;
+  return types
+    .split(',')
+    .filter((type) => type !== '')
+    .flatMap((type) => names.map((name) => ({type, name})));
 }

@@ -1,6 +1,6 @@
 /**
  * The work of `orch patch --local`: read the objects, read and parse the patch, apply it to each
- * object with the patch engine, and print each result. Returns typed results so `-o json` callers
+ * object with the patch engine, and print each result (the server form is ./server.ts). Returns typed results so `-o json` callers
  * and tests see the same data; all terminal I/O goes through the injected `io`.
  */
 import {readFile} from 'node:fs/promises';
@@ -87,6 +87,8 @@ async function loadObjects(o: PatchOptions): Promise<ApiObject[]> {
 
 export async function runPatch(o: PatchOptions, io: PatchIO, deps: PatchDependencies): Promise<PatchResult[]> {
   if (o.dryRunDeprecated) io.stderr('Warning: --dry-run is deprecated and can be replaced with --dry-run=client.\n');
+  // The client (HTTP, TLS, orchconfig, YAML) loads only when the server is contacted.
+  if (!o.local) return (await import('./server.js')).runServerPatch(o, io, deps);
   const patch = await parsePatch(await readPatchText(o));
   const objects = await loadObjects(o);
   // Resolving the printer first reports a bad -o before any work, as kubectl does.
