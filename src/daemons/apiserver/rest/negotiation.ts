@@ -4,6 +4,7 @@
  */
 import { badRequest, notAcceptable, unsupportedMediaType } from '../../../api/status.js';
 import { parse as parseYaml } from 'yaml';
+import { decodeProtobufBody, isProtobufBody } from '../../../api/protobuf/index.js';
 
 export interface MediaType {
   type: string;
@@ -78,9 +79,13 @@ export function patchTypeOf(contentType: string | undefined, custom: boolean): P
 
 const BODY_MEDIA = ['application/json', 'application/yaml'];
 
-/** Decodes a create/update body: JSON, or YAML when sent as application/yaml. */
+/**
+ * Decodes a create/update body: JSON, YAML when sent as application/yaml, or a Kubernetes protobuf
+ * envelope (kubectl's typed clients); protobuf without the envelope's magic stays a 415.
+ */
 export function decodeBody(contentType: string | undefined, body: Buffer): unknown {
   const type = parseMediaType(contentType ?? 'application/json').type || 'application/json';
+  if (isProtobufBody(type, body)) return decodeProtobufBody(body);
   const text = body.toString('utf8');
   if (type === 'application/json' || type === '*/*') {
     try {

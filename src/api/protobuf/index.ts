@@ -1,0 +1,47 @@
+/**
+ * Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`, what kubectl's typed
+ * clients send) decoded into the JSON objects the REST layer handles. Responses stay JSON, which
+ * every such client also accepts.
+ */
+import { ApiError, badRequest, failureStatus } from '../status.js';
+import type { JsonObject } from '../../patch/types.js';
+import { decodeMessage, ProtobufDecodeError, type DecodeOptions } from './decode.js';
+import { decodeEnvelope, hasProtobufMagic } from './envelope.js';
+import { messageForKind, messageRegistry } from './registry.js';
+
+export { hasProtobufMagic } from './envelope.js';
+
+export const PROTOBUF_MEDIA_TYPES: ReadonlySet<string> = new Set(['application/vnd.kubernetes.protobuf', 'application/vnd.orch.protobuf']);
+
+/** A well-formed envelope carrying a kind we have no schema for. */
+export class UnsupportedKindError extends Error {
+  constructor(readonly apiVersion: string, readonly kind: string) {
+    super(`${kind} (${apiVersion || 'no apiVersion'}) cannot be sent as protobuf to this server; send it as JSON instead (kubectl create -f FILE, or -o json)`);
+    this.name = 'UnsupportedKindError';
+  }
+}
+
+/** Envelope + typed message -> the object as JSON, apiVersion and kind first (as kubectl prints it). */
+export function decodeProtobufObject(body: Uint8Array, options: DecodeOptions = {}): JsonObject {
+  const envelope = decodeEnvelope(body);
+  if (envelope.contentEncoding !== '') throw new ProtobufDecodeError(`unsupported contentEncoding "${envelope.contentEncoding}"`);
+  const message = messageForKind(envelope.apiVersion, envelope.kind);
+  if (!message) throw new UnsupportedKindError(envelope.apiVersion, envelope.kind);
+  const object = decodeMessage(envelope.raw, message, messageRegistry(), options) as JsonObject;
+  return { kind: envelope.kind, apiVersion: envelope.apiVersion, ...object };
+}
+
+/** For the REST layer: decodes a protobuf body or throws the Status error to answer (415 for an unsupported kind, 400 for a malformed body). */
+export function decodeProtobufBody(body: Uint8Array): JsonObject {
+  try {
+    return decodeProtobufObject(body);
+  } catch (error) {
+    if (error instanceof UnsupportedKindError) throw new ApiError(failureStatus(415, 'UnsupportedMediaType', error.message));
+    if (error instanceof ApiError) throw error;
+    throw badRequest(`protobuf: ${(error as Error).message}`);
+  }
+}
+
+export function isProtobufBody(mediaType: string, body: Uint8Array): boolean {
+  return PROTOBUF_MEDIA_TYPES.has(mediaType) && hasProtobufMagic(body);
+}
