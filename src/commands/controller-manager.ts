@@ -1,4 +1,4 @@
-import {OrchCommand, UserError} from '../lib/command.js';
+import {OrchCommand} from '../lib/command.js';
 import {oclifFlagsFor} from '../options/flags.js';
 import {controllerManagerOptions} from '../options/controller-manager.js';
 import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
@@ -15,7 +15,11 @@ export default class ControllerManagerCommand extends OrchCommand {
       process.stdout.write(common.printAndExit + '\n');
       return;
     }
-    // The options above are parsed and validated in full; the daemon itself is not built yet.
-    throw new UserError('orch controller-manager cannot run yet: the daemon is not built in this version (options were parsed and validated)');
+    if (options.explicit.has('orch-api-content-type') && !String(options.values['orch-api-content-type']).includes('json')) {
+      process.stderr.write(`Warning: --orch-api-content-type=${String(options.values['orch-api-content-type'])}: orch speaks JSON to the API server; requests are sent as application/json\n`);
+    }
+    const {controllerManagerConfig} = await import('../daemons/controller-manager/config.js');
+    const {runControllerManager} = await import('../cmd/controller-manager/run.js');
+    await runControllerManager(controllerManagerConfig(options.values, common.version));
   }
 }

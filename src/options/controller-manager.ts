@@ -75,7 +75,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '0.0.0.0',
     help: 'IP address the HTTPS port listens on; 0.0.0.0 means every interface.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'secure-port',
@@ -85,7 +85,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '10257',
     help: 'Port for HTTPS serving; 0 turns HTTPS off.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
     ...PORT_RANGE,
   },
   {
@@ -95,7 +95,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Directory holding the serving certificate; unused when --tls-cert-file and --tls-private-key-file are set.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'tls-cert-file',
@@ -104,7 +104,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Serving certificate file (intermediate CAs after it); without it a self-signed pair is created in --cert-dir.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'tls-private-key-file',
@@ -113,7 +113,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Private key matching --tls-cert-file.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     // A single value is "cert,key[:pattern,...]", so it cannot be split on commas like a list;
@@ -225,7 +225,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Orchconfig file telling where the API server is and how to authenticate to it.',
     section: CONNECTION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'master',
@@ -234,7 +234,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'API server URL; takes precedence over the server in --orchconfig.',
     section: CONNECTION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'orch-api-qps',
@@ -244,7 +244,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '20',
     help: 'Sustained requests per second sent to the API server.',
     section: CONNECTION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'orch-api-burst',
@@ -254,7 +254,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '30',
     help: 'Requests allowed in a short burst above --orch-api-qps.',
     section: CONNECTION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'orch-api-content-type',
@@ -264,7 +264,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'application/vnd.orch.protobuf',
     help: 'Media type used for request bodies sent to the API server.',
     section: CONNECTION,
-    implemented: false,
+    implemented: true,
   },
 
   // Controllers
@@ -276,7 +276,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '*',
     help: 'Which controllers run: * for the default set, foo to add one, -foo to leave one out.',
     section: CONTROLLERS,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {
@@ -286,7 +286,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Pause between starting one controller and the next.',
     section: CONTROLLERS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'controller-shutdown-timeout',
@@ -296,7 +296,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '10s',
     help: 'How long to wait for controllers to finish before the process exits.',
     section: CONTROLLERS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'use-service-account-credentials',
@@ -454,7 +454,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '12h0m0s',
     help: 'Informers fully resync at a random interval between this value and twice it.',
     section: PERIODS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'namespace-sync-period',
@@ -514,7 +514,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '5s',
     help: 'How often node status is checked by the node lifecycle controller.',
     section: PERIODS,
-    implemented: false,
+    implemented: true,
   },
 
   // Network and cloud
@@ -642,7 +642,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '0.1',
     help: 'Nodes per second whose pods are evicted after failure while their zone is healthy.',
     section: NODE_LIFECYCLE,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'secondary-node-eviction-rate',
@@ -652,7 +652,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '0.01',
     help: 'Eviction rate in nodes per second used while a zone is unhealthy (0 in small clusters).',
     section: NODE_LIFECYCLE,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'large-cluster-size-threshold',
@@ -662,7 +662,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '50',
     help: 'Clusters (or zones) with more nodes than this keep the secondary eviction rate.',
     section: NODE_LIFECYCLE,
-    implemented: false,
+    implemented: true,
   },
   {
     // The seed calls it a fraction of nodes, so values outside 0..1 can never match.
@@ -673,7 +673,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '0.55',
     help: 'Share of not-Ready nodes (at least 3) at which a zone is treated as unhealthy.',
     section: NODE_LIFECYCLE,
-    implemented: false,
+    implemented: true,
     min: 0,
     max: 1,
   },
@@ -685,7 +685,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '50s',
     help: 'How long a running node may go silent before it is marked unhealthy.',
     section: NODE_LIFECYCLE,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'node-startup-grace-period',
@@ -695,7 +695,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '1m0s',
     help: 'How long a starting node may go silent before it is marked unhealthy.',
     section: NODE_LIFECYCLE,
-    implemented: false,
+    implemented: true,
   },
 
   // Horizontal pod autoscaler
@@ -931,7 +931,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'true',
     help: 'Only run controllers after becoming leader; needed when several replicas run.',
     section: LEADER_ELECTION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'leader-elect-lease-duration',
@@ -941,7 +941,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '15s',
     help: 'How long a lease stays valid after its last renewal before another candidate may take it.',
     section: LEADER_ELECTION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'leader-elect-renew-deadline',
@@ -951,7 +951,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '10s',
     help: 'How long the leader keeps retrying a renewal before giving up leadership; below the lease duration.',
     section: LEADER_ELECTION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'leader-elect-retry-period',
@@ -961,7 +961,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '2s',
     help: 'Pause between attempts to acquire or renew the lease.',
     section: LEADER_ELECTION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'leader-elect-resource-lock',
@@ -971,7 +971,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'leases',
     help: 'Kind of object used as the election lock (only leases).',
     section: LEADER_ELECTION,
-    implemented: false,
+    implemented: true,
     enum: ['leases'],
   },
   {
@@ -982,7 +982,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'orch-controller-manager',
     help: 'Name of the lease object used for the election.',
     section: LEADER_ELECTION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'leader-elect-resource-namespace',
@@ -992,7 +992,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'orch-system',
     help: 'Namespace of the lease object used for the election.',
     section: LEADER_ELECTION,
-    implemented: false,
+    implemented: true,
   },
 
   // Diagnostics
@@ -1252,7 +1252,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '/healthz,/readyz,/livez',
     help: 'URL paths served without asking the API server for authorization.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {

@@ -77,10 +77,10 @@ describe('daemon commands validate their options before anything else', () => {
   });
 
   it('says plainly that a daemon cannot run yet, after validating, and exits non-zero', () => {
-    const r = runOrch(['controller-manager', '--secure-port=10300']);
+    const r = runOrch(['agent', '--port=10300']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('no effect yet: --secure-port');
-    expect(r.stderr).toContain('orch controller-manager cannot run yet');
+    expect(r.stderr).toContain('no effect yet: --port');
+    expect(r.stderr).toContain('orch agent cannot run yet');
   });
 
   it('warns once per deprecated option used', () => {

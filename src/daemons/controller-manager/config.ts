@@ -1,0 +1,54 @@
+/**
+ * From the typed option values of `orch controller-manager` to the manager's configuration. Pure.
+ * IMPLEMENTED_CONTROLLER_MANAGER_OPTIONS is what the option table marks as taking effect; a test
+ * keeps the two in step.
+ */
+import {join} from 'node:path';
+import {homedir} from 'node:os';
+import type {ControllerManagerConfig} from './manager.js';
+import type {VersionInfo} from '../../lib/version.js';
+
+type Values = Record<string, unknown>;
+const ms = (v: unknown, fallback: number): number => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+export const IMPLEMENTED_CONTROLLER_MANAGER_OPTIONS = [
+  'bind-address', 'secure-port', 'cert-dir', 'tls-cert-file', 'tls-private-key-file', 'orchconfig', 'master',
+  'orch-api-qps', 'orch-api-burst', 'orch-api-content-type', 'controllers', 'controller-start-interval',
+  'controller-shutdown-timeout', 'min-resync-period', 'leader-elect', 'leader-elect-lease-duration',
+  'leader-elect-renew-deadline', 'leader-elect-retry-period', 'leader-elect-resource-lock',
+  'leader-elect-resource-name', 'leader-elect-resource-namespace', 'node-monitor-period',
+  'node-monitor-grace-period', 'node-startup-grace-period', 'node-eviction-rate', 'secondary-node-eviction-rate',
+  'large-cluster-size-threshold', 'unhealthy-zone-threshold', 'authorization-always-allow-paths',
+  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
+] as const;
+
+export function controllerManagerConfig(values: Values, version: VersionInfo): ControllerManagerConfig {
+  return {
+    values,
+    orchconfig: str(values.orchconfig),
+    master: str(values.master),
+    qps: (values['orch-api-qps'] as number) ?? 20,
+    burst: (values['orch-api-burst'] as number) ?? 30,
+    serving: {
+      bindAddress: str(values['bind-address']) ?? '0.0.0.0',
+      securePort: (values['secure-port'] as number) ?? 10257,
+      // Without --cert-dir the generated certificate lives with orch's other files.
+      certDir: str(values['cert-dir']) ?? join(homedir(), '.orch', 'controller-manager', 'pki'),
+      tlsCertFile: str(values['tls-cert-file']),
+      tlsPrivateKeyFile: str(values['tls-private-key-file']),
+      alwaysAllowPaths: (values['authorization-always-allow-paths'] as string[] | undefined) ?? ['/healthz', '/readyz', '/livez'],
+    },
+    leaderElect: values['leader-elect'] !== false,
+    leaseDurationMs: ms(values['leader-elect-lease-duration'], 15_000),
+    renewDeadlineMs: ms(values['leader-elect-renew-deadline'], 10_000),
+    retryPeriodMs: ms(values['leader-elect-retry-period'], 2_000),
+    leaseNamespace: str(values['leader-elect-resource-namespace']) ?? 'orch-system',
+    leaseName: str(values['leader-elect-resource-name']) ?? 'orch-controller-manager',
+    controllers: (values.controllers as string[] | undefined) ?? ['*'],
+    controllerStartIntervalMs: ms(values['controller-start-interval'], 0),
+    controllerShutdownTimeoutMs: ms(values['controller-shutdown-timeout'], 10_000),
+    minResyncPeriodMs: ms(values['min-resync-period'], 12 * 3600_000),
+    version,
+  };
+}

@@ -1,0 +1,26 @@
+/** Every controller orch's controller manager knows, by the name --controllers uses. */
+import type {ControllerDescriptor} from './types.js';
+import {nodeLifecycleController} from './node-lifecycle.js';
+
+export const CONTROLLERS: readonly ControllerDescriptor[] = [nodeLifecycleController];
+
+/**
+ * --controllers: `*` is every controller enabled by default, `name` adds one, `-name` removes one
+ * (upstream's rules). Unknown names are an error that lists the known ones.
+ */
+export function selectControllers(spec: readonly string[], known: readonly ControllerDescriptor[] = CONTROLLERS): ControllerDescriptor[] {
+  const names = new Set(known.map((c) => c.name));
+  const unknown = spec.map((s) => s.replace(/^-/, '')).filter((s) => s !== '*' && !names.has(s));
+  if (unknown.length > 0) {
+    throw new Error(`--controllers: unknown controller(s) ${unknown.map((u) => JSON.stringify(u)).join(', ')}; known: ${[...names].sort().join(', ')}`);
+  }
+  const star = spec.includes('*');
+  return known.filter((c) => {
+    if (spec.includes(`-${c.name}`)) return false;
+    if (spec.includes(c.name)) return true;
+    return star && c.enabledByDefault;
+  });
+}
+
+/** Options of the controller manager that the controllers above read (marked implemented in the option table). */
+export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [];
