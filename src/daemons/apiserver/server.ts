@@ -11,6 +11,8 @@ import type {IncomingMessage, ServerResponse} from 'node:http';
 import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
+import {writePlainNotFound} from './rest/http-io.js';
+import {BUILTIN_RESOURCES} from '../../api/resources.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
 import {createEventSweeper} from './rest/event-ttl.js';
 import {
@@ -133,7 +135,10 @@ export class ApiServer {
   async start(): Promise<void> {
     const c = this.config;
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
-    this.storage = createStore({...c.storage, dataDir: c.dataDir});
+    // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
+    // prefix the REST layer writes it under; custom resources read through to the store.
+    const cachedResources = BUILTIN_RESOURCES.map((r) => ({group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}));
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
 
@@ -299,9 +304,8 @@ export class ApiServer {
           return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
         },
       });
-      if (!handled && !res.headersSent) {
-        writeStatusObject(res, {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404});
-      }
+      // A path no handler serves gets Go's plain http.NotFound, as upstream's final not-found handler.
+      if (!handled && !res.headersSent) writePlainNotFound(res);
     };
     return composeFilters(filters, (req, res) => {
       serve(req as AnyRequest, res as ServerResponse).catch((error: Error) => {

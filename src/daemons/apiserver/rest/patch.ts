@@ -8,6 +8,7 @@ import { applyPatch, PatchError } from '../../../patch/index.js';
 import { strategicMergePatch } from '../../../patch/strategic.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { BUILTIN_PATCH_MEDIA } from './negotiation.js';
+import { checkDepth } from './http-io.js';
 
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
@@ -23,11 +24,15 @@ export function serverSideApplyUnsupported(): Error {
 }
 
 function parsePatchBody(body: Buffer): JsonValue {
+  let patch: JsonValue;
   try {
-    return JSON.parse(body.toString('utf8')) as JsonValue;
+    patch = JSON.parse(body.toString('utf8')) as JsonValue;
   } catch (error) {
     throw badRequest(`error decoding patch: ${(error as Error).message}`);
   }
+  // The patch engines recurse over the patch: a deeply nested one would overflow the stack (500).
+  checkDepth(patch);
+  return patch;
 }
 
 /** Applies a json, merge or strategic patch to `object`; `custom` marks custom resources (no strategic). */

@@ -99,10 +99,12 @@ export function createStore(options: StorageOptions): Storage {
   const cachedByEngine = new Map<Store, CachedPrefix[]>(engines.map((e) => [e, []]));
   if (options.watchCache ?? true) {
     for (const resource of options.cachedResources ?? []) {
-      if (sizes.get(qualifiedResource(resource.group, resource.resource)) === 0) continue;
+      const size = sizes.get(qualifiedResource(resource.group, resource.resource));
+      if (size === 0) continue;
       const prefix = resource.prefix ?? keyPrefixOf(resource.group, resource.resource);
       const engine = routes.find((r) => prefix.startsWith(r.prefix))?.engine ?? defaultEngine;
-      cachedByEngine.get(engine)!.push({prefix, capacity: options.watchCacheCapacity});
+      // A --watch-cache-sizes entry sets that resource's window of events.
+      cachedByEngine.get(engine)!.push({prefix, capacity: size ?? options.watchCacheCapacity});
     }
   }
   const caches: CachedStore[] = [];

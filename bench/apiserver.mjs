@@ -1,0 +1,344 @@
+// Throughput and p99 latency of `orch apiserver` (the built CLI, in its own process) on both engines,
+// each figure compared with what this run measures as the ceiling:
+// - GET of one pod, LIST of 1,000 pods: against a bare node:https server (same TLS certificates, client
+//   certificate requested the same way) answering the same JSON bytes. Target: GET >= 0.5x bare.
+// - PATCH (merge) of a pod by each of 32 clients: against the store's own write rate, timed here with
+//   store.update calls directly on the engine (SqliteStore / EtcdStore). Target: PATCH >= 0.5x store.
+// All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
+// Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
+// ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process).
+import {spawn, fork} from 'node:child_process';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {createServer as createHttpsServer, Agent, request} from 'node:https';
+import {createServer as createNetServer} from 'node:net';
+import {tmpdir} from 'node:os';
+import {dirname, join} from 'node:path';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+import {build} from 'esbuild';
+import {parse as parseYaml} from 'yaml';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROUND_SECONDS = Number(process.env.ROUND_SECONDS ?? 1);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const CLIENTS = Number(process.env.CLIENTS ?? 32);
+const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
+const LIST_SIZE = 1000;
+const PODS = '/api/v1/namespaces/default/pods';
+
+// --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
+if (process.argv[2] === 'bare') {
+  const [pki, port] = [process.argv[3], Number(process.argv[4])];
+  const bodies = new Map(); // path -> JSON bytes, sent by the parent
+  const server = createHttpsServer(
+    {
+      key: readFileSync(join(pki, 'apiserver.key')),
+      cert: Buffer.concat([readFileSync(join(pki, 'apiserver.crt')), readFileSync(join(pki, 'ca.crt'))]),
+      ca: readFileSync(join(pki, 'ca.crt')),
+      requestCert: true,
+      rejectUnauthorized: false,
+      keepAliveTimeout: 60_000,
+    },
+    (req, res) => {
+      // Read the body as the API server does, then answer the stored JSON for that path.
+      req.on('data', () => undefined);
+      req.on('end', () => {
+        const body = bodies.get(req.url.split('?')[0]) ?? Buffer.from('{}');
+        res.writeHead(200, {'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-cache, private'});
+        res.end(body);
+      });
+    },
+  );
+  process.on('message', (m) => {
+    bodies.set(m.path, Buffer.from(m.body, 'base64'));
+    process.send({ok: m.path});
+  });
+  server.listen(port, '127.0.0.1', () => process.send({listening: port}));
+} else {
+  await main();
+}
+
+async function main() {
+  if (!existsSync(join(root, 'dist', 'main.js'))) throw new Error('build first: npm run build');
+  const lib = await loadTsModules();
+  console.log(
+    `orch apiserver bench: ${CLIENTS} concurrent clients, HTTP/1.1 keep-alive with the admin client certificate; each figure the median of ${ROUNDS} rounds of ${ROUND_SECONDS}s, orch and baseline alternating`,
+  );
+  const results = [];
+  let etcd;
+  try {
+    for (const engine of ENGINES) {
+      if (engine === 'etcd' && !etcd) etcd = await lib.startEtcd();
+      results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+    }
+  } finally {
+    await etcd?.stop();
+  }
+  printTable(results);
+  const failed = results.filter((r) => r.ok === false);
+  if (failed.length) {
+    console.log(`\n${failed.length} figure(s) under target`);
+    process.exitCode = 1;
+  }
+}
+
+/** The store engines and the etcd test helper are TypeScript: bundle them once for this run. */
+async function loadTsModules() {
+  // Inside the repository, so that the bundles' imports of etcd3 and better-sqlite3 resolve from node_modules.
+  mkdirSync(join(root, 'node_modules', '.cache'), {recursive: true});
+  const out = mkdtempSync(join(root, 'node_modules', '.cache', 'orch-bench-'));
+  try {
+    const entries = {
+      storage: join(root, 'src/daemons/apiserver/storage/index.ts'),
+      etcd: join(root, 'test/helpers/etcd.ts'),
+    };
+    await build({
+      entryPoints: entries,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      outdir: out,
+      external: ['better-sqlite3', 'etcd3'],
+      banner: {js: "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);"},
+      logLevel: 'error',
+    });
+    const storage = await import(pathToFileURL(join(out, 'storage.js')).href);
+    const etcd = await import(pathToFileURL(join(out, 'etcd.js')).href);
+    return {SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd};
+  } finally {
+    rmSync(out, {recursive: true, force: true});
+  }
+}
+
+async function benchEngine(engine, etcdEndpoint, lib) {
+  const dataDir = mkdtempSync(join(tmpdir(), `orch-bench-${engine}-`));
+  const port = await freePort();
+  const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
+  if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
+  // SERVER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the server.
+  const nodeArgs = (process.env.SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
+  const server = spawn(process.execPath, [...nodeArgs, ...args], {cwd: root, stdio: ['ignore', 'ignore', 'pipe']});
+  let log = '';
+  server.stderr.on('data', (c) => (log = (log + c).slice(-5000)));
+  let bare;
+  const agents = [];
+  try {
+    const creds = await waitForOrchconfig(join(dataDir, 'admin.orchconfig'), server, () => log);
+    const agent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
+    agents.push(agent);
+    const orch = (method, path, body, contentType) => send(agent, creds.server, method, path, body, contentType);
+    await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
+
+    // 1,000 pods, written by 32 clients.
+    const podJson = (i) => JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name: `bench-${i}`, labels: {app: 'bench', n: String(i)}}, spec: {containers: [{name: 'app', image: 'nginx:1.27', ports: [{containerPort: 80}]}]}});
+    let next = 0;
+    await Promise.all(
+      Array.from({length: CLIENTS}, async () => {
+        while (next < LIST_SIZE) {
+          const r = await orch('POST', PODS, podJson(next++), 'application/json');
+          if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body}`);
+        }
+      }),
+    );
+
+    // The bare server gets the very bytes orch answers.
+    bare = fork(fileURLToPath(import.meta.url), ['bare', join(dataDir, 'pki'), String(await freePort())], {stdio: ['ignore', 'ignore', 'inherit', 'ipc']});
+    const barePort = await new Promise((resolve, reject) => {
+      bare.once('message', (m) => resolve(m.listening));
+      bare.once('exit', (code) => reject(new Error(`bare server exited ${code}`)));
+    });
+    const bareUrl = `https://127.0.0.1:${barePort}`;
+    const bareAgent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
+    agents.push(bareAgent);
+    const teach = async (path, body) => {
+      bare.send({path, body: Buffer.from(body).toString('base64')});
+      await new Promise((resolve) => bare.once('message', resolve));
+    };
+    const getPath = `${PODS}/bench-0`;
+    const one = await orch('GET', getPath);
+    const list = await orch('GET', PODS);
+    if (JSON.parse(list.body).items.length !== LIST_SIZE) throw new Error('the list does not hold 1000 pods');
+    await teach(getPath, one.body);
+    await teach(PODS, list.body);
+    await teach(`${PODS}/bench-patched`, one.body);
+
+    const rows = [];
+    const [getOrch, getBare] = await interleaved(
+      () => orch('GET', getPath),
+      () => send(bareAgent, bareUrl, 'GET', getPath),
+    );
+    rows.push(row(engine, 'GET one pod', getOrch, 'bare https', getBare, 0.5));
+    const [listOrch, listBare] = await interleaved(
+      () => orch('GET', PODS),
+      () => send(bareAgent, bareUrl, 'GET', PODS),
+    );
+    rows.push(row(engine, `LIST ${LIST_SIZE} pods`, listOrch, 'bare https', listBare));
+
+    // PATCH: each client patches its own pod (no conflicts between clients), a new label value each time.
+    let counter = 0;
+    const [patchOrch, patchBare] = await interleaved(
+      (client) => orch('PATCH', `${PODS}/bench-${client}`, JSON.stringify({metadata: {labels: {seq: String(counter++)}}}), 'application/merge-patch+json'),
+      () => send(bareAgent, bareUrl, 'PATCH', `${PODS}/bench-patched`, '{"metadata":{"labels":{"seq":"1"}}}', 'application/merge-patch+json'),
+    );
+    rows.push(row(engine, 'PATCH merge (32 pods)', patchOrch, 'bare https', patchBare));
+
+    // The store's own write rate, with the server idle: sequential, then 32 concurrent writers, on
+    // pod-sized values, each writer updating its own key with its modRevision as upstream's GuaranteedUpdate.
+    const store = engine === 'etcd' ? new lib.EtcdStore({endpoints: [etcdEndpoint]}) : new lib.SqliteStore({path: join(dataDir, 'store-bench.sqlite')});
+    try {
+      const value = one.body;
+      const keyOf = (i) => `/storebench-${port}/pods/default/p${i}`;
+      const revs = [];
+      for (let i = 0; i < CLIENTS; i++) revs[i] = await store.create(keyOf(i), value);
+      const sequential = await load(1, async () => {
+        revs[0] = await store.update(keyOf(0), value, revs[0]);
+        return {status: 200};
+      }, ROUND_SECONDS);
+      const concurrent = median(
+        await rounds(() =>
+          load(CLIENTS, async (client) => {
+            revs[client] = await store.update(keyOf(client), value, revs[client]);
+            return {status: 200};
+          }),
+        ),
+      );
+      rows.push({...row(engine, 'store.update (1 writer)', sequential), note: 'direct on the engine'});
+      rows.push({...row(engine, `store.update (${CLIENTS} writers)`, concurrent), note: 'direct on the engine'});
+      const ratio = patchOrch.rps / concurrent.rps;
+      rows.push({engine, name: 'PATCH vs store.update', rps: patchOrch.rps, p99: patchOrch.p99, ratio, against: `store (${CLIENTS} writers)`, target: 0.5, ok: ratio >= 0.5});
+    } finally {
+      await store.close();
+    }
+    return rows;
+  } catch (error) {
+    console.error(log);
+    throw error;
+  } finally {
+    for (const a of agents) a.destroy();
+    bare?.kill('SIGKILL');
+    const gone = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    const killer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+    await gone;
+    clearTimeout(killer);
+    rmSync(dataDir, {recursive: true, force: true});
+  }
+}
+
+/**
+ * The machine is shared and noisy: each figure is the median of ROUNDS short rounds, and orch and its
+ * baseline alternate round by round, so a burst of noise hits both alike.
+ */
+async function interleaved(orchCall, baseCall) {
+  const orch = [];
+  const base = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    orch.push(await load(CLIENTS, orchCall));
+    base.push(await load(CLIENTS, baseCall));
+  }
+  return [median(orch), median(base)];
+}
+
+async function rounds(measure) {
+  const results = [];
+  for (let i = 0; i < ROUNDS; i++) results.push(await measure());
+  return results;
+}
+
+/** The round with the median rate (its p99 goes with it). */
+function median(results) {
+  return [...results].sort((a, b) => a.rps - b.rps)[Math.floor(results.length / 2)];
+}
+
+/** Runs `clients` loops of `call(clientIndex)` for `seconds` (after a short warm-up); requests/s and p99 ms. */
+async function load(clients, call, seconds = ROUND_SECONDS) {
+  const warmUntil = Date.now() + 300;
+  const endAt = warmUntil + seconds * 1000;
+  const latencies = [];
+  let errors = 0;
+  await Promise.all(
+    Array.from({length: clients}, async (_, client) => {
+      while (Date.now() < endAt) {
+        const start = performance.now();
+        const r = await call(client);
+        const ms = performance.now() - start;
+        if (r.status < 200 || r.status >= 300) errors++;
+        if (Date.now() > warmUntil) latencies.push(ms);
+      }
+    }),
+  );
+  if (errors) throw new Error(`${errors} requests failed`);
+  latencies.sort((a, b) => a - b);
+  return {rps: latencies.length / seconds, p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))], n: latencies.length};
+}
+
+function row(engine, name, measured, againstName, against, target) {
+  const ratio = against ? measured.rps / against.rps : undefined;
+  return {engine, name, rps: measured.rps, p99: measured.p99, ratio, against: againstName, target, ok: target === undefined ? undefined : ratio >= target, baseP99: against?.p99, baseRps: against?.rps};
+}
+
+function printTable(rows) {
+  const pad = (s, n) => String(s).padEnd(n);
+  const num = (x, d = 0) => (x === undefined ? '' : x.toFixed(d));
+  console.log(`\n${pad('engine', 7)} ${pad('case', 26)} ${pad('req/s', 9)} ${pad('p99 ms', 8)} ${pad('baseline', 30)} ratio`);
+  for (const r of rows) {
+    const base = r.against ? `${r.against}${r.baseRps ? ` ${num(r.baseRps)}/s p99 ${num(r.baseP99, 1)}` : ''}` : r.note ?? '';
+    const verdict = r.target === undefined ? '' : r.ok ? ` ok (target >= ${r.target}x)` : ` UNDER target ${r.target}x`;
+    console.log(`${pad(r.engine, 7)} ${pad(r.name, 26)} ${pad(num(r.rps), 9)} ${pad(num(r.p99, 1), 8)} ${pad(base, 30)} ${r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`}${verdict}`);
+  }
+}
+
+function send(agent, base, method, path, body, contentType) {
+  return new Promise((resolve, reject) => {
+    const headers = {accept: 'application/json'};
+    if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
+    const req = request(new URL(path, base), {method, agent, headers, timeout: 30_000}, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({status: res.statusCode, body: Buffer.concat(chunks).toString('utf8')}));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function waitForOrchconfig(path, child, log) {
+  await waitUntil(async () => {
+    if (child.exitCode !== null) throw new Error(`orch apiserver exited:\n${log()}`);
+    return existsSync(path);
+  }, 'the admin orchconfig', 20_000);
+  const config = parseYaml(readFileSync(path, 'utf8'));
+  const b64 = (s) => Buffer.from(s, 'base64');
+  return {
+    server: config.clusters[0].cluster.server,
+    ca: b64(config.clusters[0].cluster['certificate-authority-data']),
+    cert: b64(config.users[0].user['client-certificate-data']),
+    key: b64(config.users[0].user['client-key-data']),
+  };
+}
+
+async function waitUntil(check, what, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch (error) {
+      if (/exited/.test(error.message)) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createNetServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const {port} = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
