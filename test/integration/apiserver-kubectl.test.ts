@@ -2,8 +2,8 @@
  * kubectl against `orch apiserver` (run as the CLI, on SQLite and on etcd) with nothing but the
  * generated admin orchconfig. Every kubectl call is asynchronous and bounded.
  *
- * Known gap: kubectl's generator commands (`kubectl create ns x`, `kubectl create configmap`) send
- * protobuf, which orch does not speak (415); these tests use manifests (`create -f`) instead.
+ * kubectl's generator commands (`kubectl create namespace x`) send protobuf bodies; orch decodes
+ * them (src/api/protobuf), so they work too.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
@@ -72,6 +72,13 @@ describe.each<Engine>(['sqlite', 'etcd'])('kubectl against orch apiserver on %s'
     const r = await k(['get', 'ns', '-o', 'name']);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')).toEqual(expect.arrayContaining(['namespace/default', 'namespace/orch-system', 'namespace/orch-public', 'namespace/orch-node-lease']));
+  });
+
+  it('creates objects with kubectl generator commands, which send protobuf', async () => {
+    expect(await k(['create', 'namespace', 'gen'])).toMatchObject({code: 0, stdout: 'namespace/gen created\n'});
+    expect(await k(['-n', 'gen', 'create', 'configmap', 'c1', '--from-literal=a=b'])).toMatchObject({code: 0, stdout: 'configmap/c1 created\n'});
+    const got = await k(['-n', 'gen', 'get', 'configmap', 'c1', '-o', 'jsonpath={.data.a}']);
+    expect(got).toMatchObject({code: 0, stdout: 'b'});
   });
 
   it('creates a Pod, a Deployment and a ConfigMap from manifests, with server-set metadata', async () => {
