@@ -13,6 +13,7 @@ import {createStore, type Storage, type StorageOptions} from './storage/index.js
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writePlainNotFound} from './rest/http-io.js';
 import {BUILTIN_RESOURCES} from '../../api/resources.js';
+import {resourceKeyPrefix} from './storage-keys.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
 import {createEventSweeper} from './rest/event-ttl.js';
 import {
@@ -138,7 +139,10 @@ export class ApiServer {
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
     const cachedResources = BUILTIN_RESOURCES.map((r) => ({group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}));
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources});
+    // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
+    // the REST layer writes each resource under (nodes live under `minions`, as upstream).
+    const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
 
