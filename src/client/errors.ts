@@ -5,20 +5,9 @@
  * url.Error does so messages can name the server.
  */
 
-export interface StatusCause {
-  reason?: string;
-  message?: string;
-  field?: string;
-}
+import type {StatusCause, StatusDetails} from '../api/status.js';
 
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
+export type {StatusCause, StatusDetails};
 
 /** The `Status` object of api-conventions §5. */
 export interface Status {

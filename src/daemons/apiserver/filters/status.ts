@@ -8,21 +8,9 @@
  */
 import type {ResponseLike} from './http-types.js';
 
-export interface StatusCause {
-  reason?: string;
-  message?: string;
-  field?: string;
-}
+import type {StatusCause, StatusDetails} from '../../../api/status.js';
 
-/** metav1.StatusDetails; every field is omitted when empty, as upstream (omitempty). */
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
+export type {StatusCause, StatusDetails};
 
 export interface StatusObject {
   kind: 'Status';
