@@ -54,6 +54,15 @@ const concurrencyLimits: readonly [name: string, seedDefault: string, handles: s
   ['concurrent-validating-admission-policy-status-syncs', '5', 'admission policy status updates'],
 ];
 
+/** The worker counts a controller of orch's controller manager reads (the others have no controller yet). */
+const WORKER_OPTIONS_IN_EFFECT = new Set([
+  'concurrent-namespace-syncs',
+  'concurrent-serviceaccount-token-syncs',
+  'concurrent-rc-syncs',
+  'concurrent-replicaset-syncs',
+  'concurrent-deployment-syncs',
+]);
+
 const limitOptions: OptionSpec[] = concurrencyLimits.map(([name, seedDefault, handles]) => ({
   name,
   type: 'int32',
@@ -62,7 +71,7 @@ const limitOptions: OptionSpec[] = concurrencyLimits.map(([name, seedDefault, ha
   default: seedDefault,
   help: `How many workers process ${handles} in parallel; more is faster but costs CPU and API traffic.`,
   section: LIMITS,
-  implemented: false,
+  implemented: WORKER_OPTIONS_IN_EFFECT.has(name),
 }));
 
 export const controllerManagerOptions: OptionTable = [
@@ -385,7 +394,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '12500',
     help: 'Number of finished pods kept before the oldest are deleted; 0 or below turns collection off.',
     section: CONTROLLERS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'max-endpoints-per-slice',
@@ -464,7 +473,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '5m0s',
     help: 'How often namespace lifecycle is rechecked.',
     section: PERIODS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'resource-quota-sync-period',
@@ -1282,7 +1291,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'PEM RSA or ECDSA key that signs legacy secret-based service account tokens.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'root-ca-file',
@@ -1291,7 +1300,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'PEM CA bundle copied into service account token secrets.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
 
   ...limitOptions,

@@ -41,7 +41,7 @@ describe('discovery', () => {
     expect(groups.body.kind).toBe('APIGroupList');
     expect(groups.body.apiVersion).toBe('v1');
     expect(groups.body.groups.map((g: { name: string }) => g.name)).toEqual([
-      'apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'apiextensions.orch.io',
+      'apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'discovery.orch.io', 'apiextensions.orch.io',
     ]);
     const apps = await call(api, 'GET', '/apis/apps');
     expect(apps.body).toEqual({

@@ -379,11 +379,21 @@ export class RegistryStore {
   }
 
   /** An object being deleted whose last finalizer was removed (and whose grace period is over) goes away. */
+  /**
+   * Upstream's ShouldDeleteDuringUpdate: an object being deleted goes once its last finalizer is
+   * removed, unless a graceful deletion is still running (the existing object's grace period is
+   * set and non-zero, as for a pod its agent has not stopped yet). A namespace also waits for its
+   * spec.finalizers (the namespace controller's `orch`) to be emptied.
+   */
   private shouldDeleteDuringUpdate(next: JsonObject, current: JsonObject): boolean {
     if (valueAt(current, 'metadata', 'deletionTimestamp') === undefined) return false;
     if (finalizersOf(next).length > 0) return false;
-    const grace = valueAt(next, 'metadata', 'deletionGracePeriodSeconds');
-    return grace === 0;
+    if (this.info.kind === 'Namespace') {
+      const specFinalizers = valueAt(next, 'spec', 'finalizers');
+      if (Array.isArray(specFinalizers) && specFinalizers.length > 0) return false;
+    }
+    const grace = valueAt(current, 'metadata', 'deletionGracePeriodSeconds');
+    return grace === undefined || grace === null || grace === 0;
   }
 
   /** PUT: replaces the object; the body's resourceVersion, when given, must be current. */

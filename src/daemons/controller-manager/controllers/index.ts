@@ -1,8 +1,24 @@
 /** Every controller orch's controller manager knows, by the name --controllers uses. */
 import type {ControllerDescriptor} from './types.js';
 import {nodeLifecycleController} from './node-lifecycle.js';
+import {namespaceController} from './namespace.js';
+import {serviceAccountController} from './serviceaccount.js';
+import {serviceAccountTokenController} from './serviceaccount-token.js';
+import {podGcController} from './podgc.js';
+import {replicaSetController} from './replicaset.js';
+import {replicationControllerController} from './replicationcontroller.js';
+import {deploymentController} from './deployment.js';
 
-export const CONTROLLERS: readonly ControllerDescriptor[] = [nodeLifecycleController];
+export const CONTROLLERS: readonly ControllerDescriptor[] = [
+  namespaceController,
+  serviceAccountController,
+  serviceAccountTokenController,
+  replicationControllerController,
+  replicaSetController,
+  deploymentController,
+  podGcController,
+  nodeLifecycleController,
+];
 
 /**
  * --controllers: `*` is every controller enabled by default, `name` adds one, `-name` removes one
@@ -23,4 +39,14 @@ export function selectControllers(spec: readonly string[], known: readonly Contr
 }
 
 /** Options of the controller manager that the controllers above read (marked implemented in the option table). */
-export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [];
+export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
+  'concurrent-namespace-syncs',
+  'namespace-sync-period',
+  'concurrent-serviceaccount-token-syncs',
+  'service-account-private-key-file',
+  'root-ca-file',
+  'terminated-pod-gc-threshold',
+  'concurrent-rc-syncs',
+  'concurrent-replicaset-syncs',
+  'concurrent-deployment-syncs',
+];
