@@ -117,6 +117,8 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
   ...resources('scheduling.orch.io', 'v1', [
     { kind: 'PriorityClass', plural: 'priorityclasses', namespaced: false, shortNames: ['pc'], storagePrefix: 'priorityclasses' },
   ]),
+  // Written by the endpointslice controller; upstream serves no short name for it.
+  ...resources('discovery.orch.io', 'v1', [{ kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true, storagePrefix: 'endpointslices' }]),
   ...resources('apiextensions.orch.io', 'v1', [
     {
       kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, shortNames: ['crd', 'crds'],
@@ -126,7 +128,7 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
 ];
 
 /** Group order of `/apis` for the built-in groups (custom groups follow, sorted). */
-export const BUILTIN_GROUP_ORDER = ['apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'apiextensions.orch.io'];
+export const BUILTIN_GROUP_ORDER = ['apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'discovery.orch.io', 'apiextensions.orch.io'];
 
 export function groupVersionOf(info: { group: string; version: string }): string {
   return info.group ? `${info.group}/${info.version}` : info.version;

@@ -61,6 +61,9 @@ const WORKER_OPTIONS_IN_EFFECT = new Set([
   'concurrent-rc-syncs',
   'concurrent-replicaset-syncs',
   'concurrent-deployment-syncs',
+  'concurrent-endpoint-syncs',
+  'concurrent-service-endpoint-syncs',
+  'concurrent-gc-syncs',
 ]);
 
 const limitOptions: OptionSpec[] = concurrencyLimits.map(([name, seedDefault, handles]) => ({
@@ -325,7 +328,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'true',
     help: 'Run the garbage collector; keep this consistent with the API server setting.',
     section: CONTROLLERS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'enable-dynamic-provisioning',
@@ -404,7 +407,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '100',
     help: 'Largest number of endpoints stored in one endpoint slice.',
     section: CONTROLLERS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'mirroring-max-endpoints-per-subset',
@@ -423,7 +426,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Collect pod changes this long before updating endpoints; longer means fewer writes but slower updates.',
     section: CONTROLLERS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'endpointslice-updates-batch-period',
@@ -432,7 +435,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Collect pod changes this long before updating endpoint slices.',
     section: CONTROLLERS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'mirroring-endpointslice-updates-batch-period',

@@ -8,6 +8,9 @@ import {podGcController} from './podgc.js';
 import {replicaSetController} from './replicaset.js';
 import {replicationControllerController} from './replicationcontroller.js';
 import {deploymentController} from './deployment.js';
+import {endpointsController} from './endpoints.js';
+import {endpointSliceController} from './endpointslice.js';
+import {garbageCollectorController} from './garbage-collector.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -16,6 +19,9 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicationControllerController,
   replicaSetController,
   deploymentController,
+  endpointsController,
+  endpointSliceController,
+  garbageCollectorController,
   podGcController,
   nodeLifecycleController,
 ];
@@ -49,4 +55,11 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'concurrent-rc-syncs',
   'concurrent-replicaset-syncs',
   'concurrent-deployment-syncs',
+  'concurrent-endpoint-syncs',
+  'endpoint-updates-batch-period',
+  'concurrent-service-endpoint-syncs',
+  'max-endpoints-per-slice',
+  'endpointslice-updates-batch-period',
+  'concurrent-gc-syncs',
+  'enable-garbage-collector',
 ];
