@@ -1,0 +1,86 @@
+/**
+ * One container as one local process: spawned detached, so it leads its own process group and a
+ * signal to the group reaches every process it started. Only groups this module spawned are ever
+ * signalled, and only while their leader's exit has not been observed plus the one sweep right
+ * after it (a group outlives its leader only while members remain, so its id cannot be reused then).
+ */
+import {spawn as nodeSpawn, type ChildProcess, type SpawnOptions} from 'node:child_process';
+import type {Readable} from 'node:stream';
+
+export type SpawnFn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+
+export const defaultSpawn: SpawnFn = (command, args, options) => nodeSpawn(command, args, options);
+
+export interface ProcessExit {
+  /** The exit code; for a process killed by a signal, 128 + the signal number, as container runtimes report it. */
+  exitCode: number;
+  signal?: NodeJS.Signals;
+  /** Set when the process never started (executable not found, permission denied). */
+  startError?: string;
+}
+
+export interface StartRequest {
+  command: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  uid?: number;
+  gid?: number;
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15};
+
+export class ContainerProcess {
+  readonly pid: number | undefined;
+  readonly exited: Promise<ProcessExit>;
+  private leaderExited = false;
+  private readonly child: ChildProcess;
+
+  constructor(spawn: SpawnFn, request: StartRequest) {
+    this.child = spawn(request.command[0], request.command.slice(1), {
+      env: request.env,
+      cwd: request.cwd,
+      uid: request.uid,
+      gid: request.gid,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.pid = this.child.pid;
+    this.exited = new Promise((resolve) => {
+      this.child.once('error', (err) => {
+        // 'error' without a pid: the process never ran; with one, a later 'exit' still comes.
+        if (this.child.pid === undefined) {
+          this.leaderExited = true;
+          resolve({exitCode: 128, startError: err.message});
+        }
+      });
+      this.child.once('exit', (code, signal) => {
+        this.leaderExited = true;
+        // What a container runtime does when the main process ends: nothing else of it survives.
+        this.signalGroup('SIGKILL', true);
+        resolve(signal ? {exitCode: 128 + (SIGNAL_NUMBERS[signal] ?? 0), signal} : {exitCode: code ?? 0});
+      });
+    });
+  }
+
+  get stdout(): Readable | null {
+    return this.child.stdout;
+  }
+
+  get stderr(): Readable | null {
+    return this.child.stderr;
+  }
+
+  get running(): boolean {
+    return !this.leaderExited;
+  }
+
+  /** Signals the whole process group; `afterExit` allows the single sweep right after the leader exited. */
+  signalGroup(signal: NodeJS.Signals, afterExit = false): void {
+    if (this.pid === undefined || (this.leaderExited && !afterExit)) return;
+    try {
+      process.kill(-this.pid, signal);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+  }
+}
