@@ -1,0 +1,46 @@
+/**
+ * The servers' configuration from the agent's typed options (src/daemons/agent/config's `options`,
+ * keyed by option name), and the start checks of what is not built yet.
+ */
+import type {TlsVersionName} from '../../../options/value-tls.js';
+import type {AgentServerConfig} from './types.js';
+
+function optional<T>(value: unknown): T | undefined {
+  return value === undefined || value === null || value === '' ? undefined : (value as T);
+}
+
+export function serverConfigFromOptions(options: Record<string, unknown>): AgentServerConfig {
+  const cipherSuites = optional<string[]>(options['tls-cipher-suites']);
+  return {
+    address: optional<string>(options['address']) ?? '0.0.0.0',
+    port: optional<number>(options['port']) ?? 10250,
+    readOnlyPort: optional<number>(options['read-only-port']) ?? 10255,
+    healthzBindAddress: optional<string>(options['healthz-bind-address']) ?? '127.0.0.1',
+    healthzPort: optional<number>(options['healthz-port']) ?? 10248,
+    enableServer: optional<boolean>(options['enable-server']) ?? true,
+    enableDebuggingHandlers: optional<boolean>(options['enable-debugging-handlers']) ?? true,
+    tlsCertFile: optional<string>(options['tls-cert-file']),
+    tlsPrivateKeyFile: optional<string>(options['tls-private-key-file']),
+    certDir: optional<string>(options['cert-dir']) ?? '/var/lib/agent/pki',
+    tlsMinVersion: optional<TlsVersionName>(options['tls-min-version']),
+    tlsCipherSuites: cipherSuites && cipherSuites.length > 0 ? cipherSuites : undefined,
+    anonymousAuth: optional<boolean>(options['anonymous-auth']) ?? true,
+    clientCaFile: optional<string>(options['client-ca-file']),
+    authenticationTokenWebhook: optional<boolean>(options['authentication-token-webhook']) ?? false,
+    authorizationMode: optional<string>(options['authorization-mode']) ?? 'AlwaysAllow',
+  };
+}
+
+/** What the servers cannot do yet, each line naming the option to change; empty when they can start. */
+export function unsupportedServerSettings(config: AgentServerConfig): string[] {
+  const problems: string[] = [];
+  if (config.enableServer && config.authorizationMode !== 'AlwaysAllow') {
+    problems.push(
+      `--authorization-mode=${config.authorizationMode} is not supported yet (SubjectAccessReview authorization is not built); use --authorization-mode=AlwaysAllow`,
+    );
+  }
+  if (config.enableServer && config.authenticationTokenWebhook) {
+    problems.push('--authentication-token-webhook is not supported yet (TokenReview authentication is not built); set it to false');
+  }
+  return problems;
+}

@@ -1,0 +1,65 @@
+/**
+ * Which handler a request reaches on the main and the read-only server, as upstream's
+ * pkg/kubelet/server/server.go installs them. Without debugging handlers (and always on the
+ * read-only server) the debugging paths answer 405 "Debug endpoints are disabled." rather than
+ * 404, so that a client learns why. Pure.
+ */
+
+export type Route =
+  | {kind: 'healthz'}
+  | {kind: 'pods'}
+  | {kind: 'runningPods'}
+  | {kind: 'containerLogs'; namespace: string; pod: string; container: string}
+  | {kind: 'metrics'}
+  | {kind: 'statsSummary'}
+  | {kind: 'debuggingDisabled'}
+  | {kind: 'methodNotAllowed'; allow: string}
+  | {kind: 'notFound'};
+
+export interface RouteOptions {
+  /** --enable-debugging-handlers on the main server; false on the read-only server. */
+  debuggingHandlers: boolean;
+}
+
+/** Upstream's InstallDebuggingDisabledHandlers paths (Go ServeMux subtree patterns). */
+export const DEBUGGING_PATHS = ['/run/', '/exec/', '/attach/', '/portForward/', '/containerLogs/', '/runningpods/', '/debug/pprof/', '/logs/'];
+
+function underSubtree(path: string, pattern: string): boolean {
+  return path === pattern.slice(0, -1) || path.startsWith(pattern);
+}
+
+/** Upstream's GETOnlyRestfulFilter and restful's method matching. */
+function allowing(method: string, allowed: readonly string[], route: Route): Route {
+  return allowed.includes(method) ? route : {kind: 'methodNotAllowed', allow: allowed.join(', ')};
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+function containerLogsRoute(path: string): Route {
+  const segments = path.slice('/containerLogs/'.length).split('/').map(decodeSegment);
+  if (segments.length !== 3 || segments.some((s) => !s)) return {kind: 'notFound'};
+  const [namespace, pod, container] = segments as string[];
+  return {kind: 'containerLogs', namespace, pod, container};
+}
+
+export function routeRequest(method: string, path: string, options: RouteOptions): Route {
+  if (path === '/healthz' || path.startsWith('/healthz/')) return {kind: 'healthz'};
+  if (path === '/pods' || path === '/pods/') return allowing(method, ['GET'], {kind: 'pods'});
+  if (path === '/metrics') return {kind: 'metrics'};
+  if (path === '/stats/summary') return allowing(method, ['GET', 'POST'], {kind: 'statsSummary'});
+  if (!options.debuggingHandlers) {
+    return DEBUGGING_PATHS.some((pattern) => underSubtree(path, pattern)) ? {kind: 'debuggingDisabled'} : {kind: 'notFound'};
+  }
+  if (path === '/runningpods' || path === '/runningpods/') return allowing(method, ['GET'], {kind: 'runningPods'});
+  if (path.startsWith('/containerLogs/')) {
+    const route = containerLogsRoute(path);
+    return route.kind === 'notFound' ? route : allowing(method, ['GET'], route);
+  }
+  return {kind: 'notFound'};
+}
