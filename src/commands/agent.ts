@@ -1,4 +1,4 @@
-import {OrchCommand, UserError} from '../lib/command.js';
+import {OrchCommand} from '../lib/command.js';
 import {oclifFlagsFor} from '../options/flags.js';
 import {agentOptions} from '../options/agent.js';
 import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
@@ -15,7 +15,7 @@ export default class AgentCommand extends OrchCommand {
       process.stdout.write(common.printAndExit + '\n');
       return;
     }
-    // The options above are parsed and validated in full; the daemon itself is not built yet.
-    throw new UserError('orch agent cannot run yet: the daemon is not built in this version (options were parsed and validated)');
+    const {runAgent} = await import('../cmd/agent/run.js');
+    await runAgent(options, common.version);
   }
 }

@@ -34,38 +34,38 @@ export const agentOptions: OptionTable = [
   {
     name: 'address', type: 'ip', seedType: 'string', seedDefault: '0.0.0.0', default: '0.0.0.0',
     help: 'IP address the agent server listens on; 0.0.0.0 or :: listens everywhere.',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'address',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'address',
   },
   {
     // Upstream validation rejects port 0 for the main server (only the optional ports may be 0).
     name: 'port', type: 'int32', seedType: 'int32', seedDefault: '10250', default: '10250', min: 1, max: 65535,
     help: 'TCP port of the agent server.',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'port',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'port',
   },
   {
     name: 'read-only-port', type: 'int32', seedType: 'int32', seedDefault: '10255', default: '10255', min: 0, max: 65535,
     help: 'Port of the unauthenticated read-only server; 0 turns it off.',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'readOnlyPort',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'readOnlyPort',
   },
   {
     name: 'healthz-bind-address', type: 'ip', seedType: 'string', seedDefault: '127.0.0.1', default: '127.0.0.1',
     help: 'IP address the health endpoint listens on.',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'healthzBindAddress',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'healthzBindAddress',
   },
   {
     name: 'healthz-port', type: 'int32', seedType: 'int32', seedDefault: '10248', default: '10248', min: 0, max: 65535,
     help: 'Port of the local health endpoint; 0 turns it off.',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'healthzPort',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'healthzPort',
   },
   {
     name: 'enable-server', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Run the agent server at all.',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'enableServer',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'enableServer',
   },
   {
     name: 'enable-debugging-handlers', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Serve the log, exec and run endpoints used for debugging containers.',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'enableDebuggingHandlers',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'enableDebuggingHandlers',
   },
   {
     name: 'contention-profiling', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -75,44 +75,44 @@ export const agentOptions: OptionTable = [
   {
     name: 'tls-cert-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Serving certificate (PEM); without it and its key, a self-signed pair is made in --cert-dir.',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'tlsCertFile',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'tlsCertFile',
   },
   {
     name: 'tls-private-key-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Private key (PEM) of --tls-cert-file.',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'tlsPrivateKeyFile',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'tlsPrivateKeyFile',
   },
   {
     name: 'tls-cipher-suites', type: 'cipherSuites', seedType: 'strings', seedDefault: 'runtime defaults',
     help: 'Cipher suites the server offers, comma-separated; the runtime defaults when unset.',
-    section: SERVING, implemented: false, repeatable: true, configKey: 'tlsCipherSuites',
+    section: SERVING, implemented: true, repeatable: true, configKey: 'tlsCipherSuites',
   },
   {
     name: 'tls-min-version', type: 'tlsVersion', seedType: 'string', seedDefault: 'none',
     help: 'Oldest TLS version the server accepts (VersionTLS10 to VersionTLS13).',
-    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'tlsMinVersion',
+    section: SERVING, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'tlsMinVersion',
   },
   {
     name: 'cert-dir', type: 'string', seedType: 'string', seedDefault: '/var/lib/agent/pki', default: '/var/lib/agent/pki',
     help: 'Where TLS certificates are kept; unused when --tls-cert-file and its key are given.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'root-dir', type: 'string', seedType: 'string', seedDefault: '/var/lib/agent', default: '/var/lib/agent',
     help: 'State directory of the agent (volume mounts and other files).',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
 
   // ---- Node agent: configuration and sources ----
   {
     name: 'config', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'AgentConfiguration file to start from; flags given on the command line win over it.',
-    section: SOURCES, implemented: false,
+    section: SOURCES, implemented: true,
   },
   {
     name: 'config-dir', type: 'string', seedType: 'string', seedDefault: 'empty',
     help: 'Directory of .conf drop-in files merged over the configuration, in lexical order.',
-    section: SOURCES, implemented: false,
+    section: SOURCES, implemented: true,
   },
   {
     name: 'feature-gates', type: 'featureGates', seedType: 'pairs `key=True|False`', seedDefault: 'none',
@@ -122,32 +122,32 @@ export const agentOptions: OptionTable = [
   {
     name: 'pod-manifest-path', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Static pod file, or directory of them, that the agent runs (dot files are skipped).',
-    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'staticPodPath',
+    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'staticPodPath',
   },
   {
     name: 'file-check-frequency', type: 'duration', seedType: 'duration', seedDefault: '20s', default: '20s',
     help: 'How often the static pod path is re-read.',
-    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'fileCheckFrequency',
+    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'fileCheckFrequency',
   },
   {
     name: 'manifest-url', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'URL that serves more pods for the agent to run.',
-    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'staticPodURL',
+    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'staticPodURL',
   },
   {
     name: 'manifest-url-header', type: 'multimap', seedType: 'colonSeparatedMultimapStringString', seedDefault: 'none',
     help: 'HTTP header sent to --manifest-url, as name:value; repeat for more headers.',
-    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: false, repeatable: true, configKey: 'staticPodURLHeader',
+    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: true, repeatable: true, configKey: 'staticPodURLHeader',
   },
   {
     name: 'http-check-frequency', type: 'duration', seedType: 'duration', seedDefault: '20s', default: '20s',
     help: 'How often --manifest-url is fetched again.',
-    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'httpCheckFrequency',
+    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'httpCheckFrequency',
   },
   {
     name: 'runonce', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Start the static and URL pods once, then exit (cannot be combined with --enable-server).',
-    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'runOnce',
+    section: SOURCES, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'runOnce',
   },
   {
     name: 'sync-frequency', type: 'duration', seedType: 'duration', seedDefault: '1m0s', default: '1m0s',
@@ -157,19 +157,19 @@ export const agentOptions: OptionTable = [
   {
     name: 'lock-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'File the agent locks so only one agent runs (alpha).',
-    section: SOURCES, implemented: false,
+    section: SOURCES, implemented: true,
   },
   {
     name: 'exit-on-lock-contention', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Exit when another process wants the --lock-file.',
-    section: SOURCES, implemented: false,
+    section: SOURCES, implemented: true,
   },
 
   // ---- Node agent: registration and API server connection ----
   {
     name: 'orchconfig', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Orchconfig file for reaching the API server; without it the agent runs standalone.',
-    section: REGISTRATION, implemented: false,
+    section: REGISTRATION, implemented: true,
   },
   {
     name: 'bootstrap-orchconfig', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -179,34 +179,34 @@ export const agentOptions: OptionTable = [
   {
     name: 'register-node', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Create this node\'s Node object in the API server.',
-    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'registerNode',
+    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'registerNode',
   },
   {
     name: 'register-with-taints', type: 'taints', seedType: '[]Taint', seedDefault: 'none',
     help: 'Taints the node registers with, as key=value:Effect,...',
-    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'registerWithTaints',
+    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'registerWithTaints',
   },
   {
     name: 'node-labels', type: 'keyValue', seedType: 'key=value pairs', seedDefault: 'none',
     help: 'Labels the node registers with; orch.io labels only with an allowed prefix or name.',
-    section: REGISTRATION, implemented: false, repeatable: true,
+    section: REGISTRATION, implemented: true, repeatable: true,
   },
   {
     name: 'hostname-override', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Node name to use instead of the host name.',
-    section: REGISTRATION, implemented: false,
+    section: REGISTRATION, implemented: true,
   },
   {
     // One address or a dual-stack pair ("10.0.0.5,fd00::5"), and `::` as "prefer IPv6": more than the
     // `ip` type allows, so a plain list that the agent checks.
     name: 'node-ip', type: 'strings', seedType: 'string', seedDefault: 'none',
     help: 'Node address, or an IPv4,IPv6 pair; :: prefers the default IPv6 address.',
-    section: REGISTRATION, implemented: false,
+    section: REGISTRATION, implemented: true,
   },
   {
     name: 'provider-id', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Identifier of this machine at the cloud provider.',
-    section: REGISTRATION, implemented: false, configKey: 'providerID',
+    section: REGISTRATION, implemented: true, configKey: 'providerID',
   },
   {
     name: 'cloud-provider', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -216,7 +216,7 @@ export const agentOptions: OptionTable = [
   {
     name: 'node-status-update-frequency', type: 'duration', seedType: 'duration', seedDefault: '10s', default: '10s',
     help: 'How often the node status is computed and posted; keep it below the controller manager\'s grace period.',
-    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'nodeStatusUpdateFrequency',
+    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'nodeStatusUpdateFrequency',
   },
   {
     name: 'node-status-max-images', type: 'int32', seedType: 'int32', seedDefault: '50', default: '50', min: -1,
@@ -226,12 +226,12 @@ export const agentOptions: OptionTable = [
   {
     name: 'orch-api-qps', type: 'int32', seedType: 'int32', seedDefault: '50', default: '50', min: 0,
     help: 'Requests per second to the API server, events and heartbeats excluded; 0 means 50.',
-    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'orchAPIQPS',
+    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'orchAPIQPS',
   },
   {
     name: 'orch-api-burst', type: 'int32', seedType: 'int32', seedDefault: '100', default: '100', min: 0,
     help: 'Burst of requests allowed above --orch-api-qps; 0 means 100.',
-    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'orchAPIBurst',
+    section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'orchAPIBurst',
   },
   {
     name: 'orch-api-content-type', type: 'string', seedType: 'string',
@@ -255,7 +255,7 @@ export const agentOptions: OptionTable = [
     name: 'container-runtime-endpoint', type: 'string', seedType: 'string',
     seedDefault: 'a unix socket of the bundled runtime',
     help: 'Endpoint of the container runtime service (unix socket on Linux).',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'containerRuntimeEndpoint',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'containerRuntimeEndpoint',
   },
   {
     name: 'image-service-endpoint', type: 'string', seedType: 'string', seedDefault: 'same as the runtime endpoint',
@@ -326,12 +326,12 @@ export const agentOptions: OptionTable = [
   {
     name: 'fail-cgroupv1', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Refuse to start on a cgroup v1 host.',
-    section: RUNTIME, implemented: false, configKey: 'failCgroupV1',
+    section: RUNTIME, implemented: true, configKey: 'failCgroupV1',
   },
   {
     name: 'fail-swap-on', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Refuse to start while swap is on.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'failSwapOn',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'failSwapOn',
   },
   {
     name: 'cpu-cfs-quota', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
@@ -395,7 +395,7 @@ export const agentOptions: OptionTable = [
   {
     name: 'orch-reserved', type: 'keyValue', seedType: 'key=value pairs', seedDefault: 'none',
     help: 'Resources kept for orch components, as cpu=200m,memory=500Mi,pid=1000,ephemeral-storage=1Gi.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, repeatable: true, configKey: 'orchReserved',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, repeatable: true, configKey: 'orchReserved',
   },
   {
     name: 'orch-reserved-cgroup', type: 'string', seedType: 'string', seedDefault: 'empty',
@@ -405,7 +405,7 @@ export const agentOptions: OptionTable = [
   {
     name: 'system-reserved', type: 'keyValue', seedType: 'key=value pairs', seedDefault: 'none',
     help: 'Resources kept for the operating system and other non-orch processes.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, repeatable: true, configKey: 'systemReserved',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, repeatable: true, configKey: 'systemReserved',
   },
   {
     name: 'system-reserved-cgroup', type: 'string', seedType: 'string', seedDefault: 'empty',
@@ -420,7 +420,7 @@ export const agentOptions: OptionTable = [
   {
     name: 'experimental-allocatable-ignore-eviction', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Leave hard eviction thresholds out of the allocatable computation.',
-    section: RUNTIME, deprecated: 'will be removed in 1.25 or later', implemented: false,
+    section: RUNTIME, deprecated: 'will be removed in 1.25 or later', implemented: true,
   },
   {
     name: 'qos-reserved', type: 'percentPairs', seedType: 'key=percentage pairs', seedDefault: 'none',
@@ -446,7 +446,7 @@ export const agentOptions: OptionTable = [
   {
     name: 'local-storage-capacity-isolation', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Account and limit local ephemeral storage per pod.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'localStorageCapacityIsolation',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'localStorageCapacityIsolation',
   },
   {
     name: 'volume-stats-agg-period', type: 'duration', seedType: 'duration', seedDefault: '1m0s', default: '1m0s',
@@ -456,12 +456,12 @@ export const agentOptions: OptionTable = [
   {
     name: 'max-pods', type: 'int32', seedType: 'int32', seedDefault: '110', default: '110',
     help: 'Most pods this node runs.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'maxPods',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'maxPods',
   },
   {
     name: 'pods-per-core', type: 'int32', seedType: 'int32', seedDefault: '0', default: '0', min: 0,
     help: 'Most pods per CPU core, never above --max-pods; 0 turns it off.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'podsPerCore',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'podsPerCore',
   },
   {
     name: 'pod-max-pids', type: 'int', seedType: 'int', seedDefault: '-1', default: '-1', min: -1,
@@ -514,7 +514,7 @@ export const agentOptions: OptionTable = [
   {
     name: 'protect-kernel-defaults', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Fail instead of changing kernel tunables that differ from what the agent expects.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'protectKernelDefaults',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'protectKernelDefaults',
   },
   {
     name: 'kernel-memcg-notification', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -564,32 +564,32 @@ export const agentOptions: OptionTable = [
   {
     name: 'eviction-hard', type: 'evictionThresholds', seedType: 'key=value pairs', seedDefault: 'none',
     help: 'Thresholds that evict pods at once, as memory.available<1Gi,nodefs.available<10%.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, repeatable: true, configKey: 'evictionHard',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, repeatable: true, configKey: 'evictionHard',
   },
   {
     name: 'eviction-soft', type: 'evictionThresholds', seedType: 'key=value pairs', seedDefault: 'none',
     help: 'Thresholds that evict pods once held for their grace period.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, repeatable: true, configKey: 'evictionSoft',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, repeatable: true, configKey: 'evictionSoft',
   },
   {
     name: 'eviction-soft-grace-period', type: 'evictionDurations', seedType: 'key=value pairs', seedDefault: 'none',
     help: 'Grace period of each soft threshold, as memory.available=1m30s.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, repeatable: true, configKey: 'evictionSoftGracePeriod',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, repeatable: true, configKey: 'evictionSoftGracePeriod',
   },
   {
     name: 'eviction-minimum-reclaim', type: 'evictionQuantities', seedType: 'key=value pairs', seedDefault: 'none',
     help: 'Extra amount to free beyond a threshold once eviction starts, as imagefs.available=2Gi.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, repeatable: true, configKey: 'evictionMinimumReclaim',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, repeatable: true, configKey: 'evictionMinimumReclaim',
   },
   {
     name: 'eviction-max-pod-grace-period', type: 'int32', seedType: 'int32', seedDefault: 'none',
     help: 'Most seconds a pod gets to stop on soft eviction; negative uses the pod\'s own value.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'evictionMaxPodGracePeriod',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'evictionMaxPodGracePeriod',
   },
   {
     name: 'eviction-pressure-transition-period', type: 'duration', seedType: 'duration', seedDefault: '5m0s', default: '5m0s',
     help: 'How long a pressure condition must be gone before the node reports it cleared.',
-    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'evictionPressureTransitionPeriod',
+    section: RUNTIME, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'evictionPressureTransitionPeriod',
   },
 
   // ---- Node agent: diagnostics ----
@@ -616,12 +616,12 @@ export const agentOptions: OptionTable = [
   {
     name: 'container-log-max-files', type: 'int32', seedType: 'int32', seedDefault: '5', default: '5', min: 2,
     help: 'Log files kept per container, at least 2 (beta).',
-    section: DIAGNOSTICS, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'containerLogMaxFiles',
+    section: DIAGNOSTICS, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'containerLogMaxFiles',
   },
   {
     name: 'container-log-max-size', type: 'quantity', seedType: 'string', seedDefault: '10Mi', default: '10Mi',
     help: 'Size at which a container log file is rotated (beta).',
-    section: DIAGNOSTICS, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'containerLogMaxSize',
+    section: DIAGNOSTICS, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'containerLogMaxSize',
   },
   {
     name: 'v', short: 'v', type: 'int', seedType: 'int', seedDefault: 'none', min: 0,
@@ -648,12 +648,12 @@ export const agentOptions: OptionTable = [
   {
     name: 'anonymous-auth', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Let requests no authenticator rejects through as system:anonymous.',
-    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'authentication.anonymous.enabled',
+    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'authentication.anonymous.enabled',
   },
   {
     name: 'client-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'CA bundle that authenticates client certificates, by their CommonName.',
-    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'authentication.x509.clientCAFile',
+    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'authentication.x509.clientCAFile',
   },
   {
     name: 'authentication-token-webhook', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -669,7 +669,7 @@ export const agentOptions: OptionTable = [
     name: 'authorization-mode', type: 'string', enum: ['AlwaysAllow', 'Webhook'], seedType: 'string',
     seedDefault: 'AlwaysAllow', default: 'AlwaysAllow',
     help: 'How requests are authorized: AlwaysAllow, or Webhook (SubjectAccessReview).',
-    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'authorization.mode',
+    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'authorization.mode',
   },
   {
     name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', seedType: 'duration', seedDefault: '5m0s', default: '5m0s',
@@ -705,6 +705,6 @@ export const agentOptions: OptionTable = [
   {
     name: 'print-config', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Print the effective configuration (defaults, file, drop-ins and flags merged) and exit.',
-    section: 'orch', implemented: false, orchOnly: true,
+    section: 'orch', implemented: true, orchOnly: true,
   },
 ];

@@ -60,6 +60,8 @@ function jsonHttpOver(client: RestClient): JsonHttp {
 export class ControllerManager {
   readonly identity: string;
   private client?: RestClient;
+  /** The lease's own client; see start(). */
+  private electionClient?: RestClient;
   private informers?: SharedInformerFactory;
   private serving?: ControllerManagerServing;
   private elector?: LeaderElector;
@@ -94,8 +96,19 @@ export class ControllerManager {
     leaderGauge.set({name: c.leaseName}, c.leaderElect ? 0 : 1);
 
     if (c.leaderElect) {
+      // Its own client, as upstream's "leader-election" clientset: with the controllers' client,
+      // renewals would queue behind their writes in the shared rate limiter (a replication
+      // controller creating 1,000 pods at 20 qps held them past the renew deadline and the leader
+      // lost its lease), and a request to a hung API server must not outlive the renew deadline.
+      this.electionClient = new RestClient({
+        config: clientConfig,
+        qps: c.qps,
+        burst: c.burst,
+        timeoutMs: c.renewDeadlineMs,
+        userAgent: `orch-controller-manager/${c.version.gitVersion}/leader-election`,
+      });
       this.elector = new LeaderElector({
-        lock: new HttpLeaseLock(jsonHttpOver(client), c.leaseNamespace, c.leaseName),
+        lock: new HttpLeaseLock(jsonHttpOver(this.electionClient), c.leaseNamespace, c.leaseName),
         identity: this.identity,
         leaseDurationMs: c.leaseDurationMs,
         renewDeadlineMs: c.renewDeadlineMs,
@@ -188,6 +201,7 @@ export class ControllerManager {
   async close(): Promise<void> {
     await this.serving?.stop();
     this.client?.close();
+    this.electionClient?.close();
   }
 
   snapshot(): ControllerManagerSnapshot {

@@ -1,0 +1,308 @@
+/**
+ * The node agent as a library: pods from their sources (static files, a manifest URL, the API
+ * server) run as process groups by the process runtime, their status written back to the API
+ * server, the eviction manager watching this machine's signals, the node registered and reported,
+ * and the agent's HTTP servers. Standalone without an orchconfig (static pods only).
+ */
+import {readFile} from 'node:fs/promises';
+import {cpus, hostname} from 'node:os';
+import {ProcessRuntime, type Pod as RuntimePod, type PodStatus} from './runtime/index.js';
+import {EvictionManager, buildEvictionConfig, collectSignals, type EvictionPod} from './eviction/index.js';
+import {AgentServers, AgentMetrics, serverConfigFromOptions} from './server/index.js';
+import {PodSources, podSource, isStaticPod, type PodUpdate, type SourcePod} from './sources/index.js';
+import {podFromRuntime, type AgentSnapshot, type AgentPodSnapshot} from './state.js';
+import type {LoadedAgentConfiguration} from './config/index.js';
+import {RestClient} from '../../client/rest-client.js';
+import {resolveClientConfig} from '../../client/orchconfig.js';
+import {SharedInformerFactory, clientListWatcher} from '../../client/informers/index.js';
+import {Registry} from 'prom-client';
+import {klog} from '../../lib/klog.js';
+import type {VersionInfo} from '../../lib/version.js';
+
+const log = klog('agent/agent.ts');
+const ms = (v: unknown, fallback: number) => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
+const quantityBytes = (v: unknown, fallback: number) => (v && typeof v === 'object' && 'value' in v ? (v as {value: number}).value : fallback);
+
+export interface AgentDeps {
+  version: VersionInfo;
+  /** The node's status part (registration, status, lease); added by the node module in API server mode. */
+  nodeStatus?: (ctx: {client: RestClient; nodeName: string; conditions: () => Record<string, boolean>}) => {
+    start(): Promise<void> | void;
+    stop(): Promise<void> | void;
+    snapshot(): AgentSnapshot['apiServer'];
+  };
+}
+
+export class Agent {
+  readonly nodeName: string;
+  private runtime!: ProcessRuntime;
+  private eviction?: EvictionManager;
+  private servers?: AgentServers;
+  private sources?: PodSources;
+  private client?: RestClient;
+  private informers?: SharedInformerFactory;
+  private node?: ReturnType<NonNullable<AgentDeps['nodeStatus']>>;
+  private readonly registry = new Registry();
+  private metrics!: AgentMetrics;
+  /** Every pod the sources gave us, by uid, with the source it came from. */
+  private readonly pods = new Map<string, SourcePod>();
+  private serverUrl?: string;
+
+  constructor(
+    readonly loaded: LoadedAgentConfiguration,
+    private readonly deps: AgentDeps,
+  ) {
+    const o = loaded.options;
+    this.nodeName = ((o['hostname-override'] as string | undefined) || hostname()).toLowerCase();
+  }
+
+  private get o(): Record<string, unknown> {
+    return this.loaded.options;
+  }
+
+  get mode(): 'standalone' | 'apiserver' {
+    return this.o.orchconfig ? 'apiserver' : 'standalone';
+  }
+
+  async start(): Promise<void> {
+    const o = this.o;
+    const rootDir = (o['root-dir'] as string) ?? '/var/lib/agent';
+    this.runtime = new ProcessRuntime({
+      rootDir,
+      logMaxSize: quantityBytes(o['container-log-max-size'], 10 * 1024 * 1024),
+      logMaxFiles: (o['container-log-max-files'] as number) ?? 5,
+      resolveEnv: {
+        configMap: async (ns, name) => (await this.getObject(`/api/v1/namespaces/${ns}/configmaps/${name}`))?.data as Record<string, string> | undefined,
+        secret: async (ns, name) => {
+          const data = (await this.getObject(`/api/v1/namespaces/${ns}/secrets/${name}`))?.data as Record<string, string> | undefined;
+          return data && Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+        },
+      },
+      logger: log,
+    });
+    this.runtime.on('status', (uid, status) => void this.reportPodStatus(uid, status));
+    this.metrics = new AgentMetrics(this.registry, {runningPods: () => this.runningPods()});
+    this.metrics.setNodeName(this.nodeName);
+
+    if (this.mode === 'apiserver') {
+      const config = await resolveClientConfig({orchconfig: o.orchconfig as string});
+      this.serverUrl = config.server;
+      this.client = new RestClient({config, qps: (o['orch-api-qps'] as number) || 50, burst: (o['orch-api-burst'] as number) || 100, userAgent: `orch-agent/${this.deps.version.gitVersion}`});
+      const client = this.client;
+      this.informers = new SharedInformerFactory({listWatcherFor: (_ref, path) => clientListWatcher(client, path), logger: log});
+    }
+
+    this.eviction = new EvictionManager({
+      config: buildEvictionConfig({
+        hard: o['eviction-hard'] as never,
+        soft: o['eviction-soft'] as never,
+        softGracePeriods: o['eviction-soft-grace-period'] as never,
+        minimumReclaim: o['eviction-minimum-reclaim'] as never,
+        pressureTransitionPeriodMs: ms(o['eviction-pressure-transition-period'], 300_000),
+        maxPodGracePeriodSeconds: (o['eviction-max-pod-grace-period'] as number) ?? 0,
+      }),
+      collectSignals: () => collectSignals({rootDir}),
+      listActivePods: () => this.activePodsForEviction(),
+      killPod: async (pod, grace, status) => {
+        this.metrics.recordEviction('eviction');
+        await this.runtime.killPod(pod.uid, grace, {reason: status.reason, message: status.message});
+      },
+      log: (message) => log.info(message),
+    });
+    this.eviction.start();
+
+    if (this.client && this.deps.nodeStatus && o['register-node'] !== false) {
+      this.node = this.deps.nodeStatus({client: this.client, nodeName: this.nodeName, conditions: () => this.eviction?.conditions() ?? {}});
+      await this.node.start();
+    }
+
+    this.sources = new PodSources({
+      nodeName: this.nodeName,
+      staticPodPath: (o['pod-manifest-path'] as string) || undefined,
+      fileCheckFrequencyMs: ms(o['file-check-frequency'], 20_000),
+      staticPodURL: (o['manifest-url'] as string) || undefined,
+      staticPodURLHeader: o['manifest-url-header'] as Record<string, string[]> | undefined,
+      httpCheckFrequencyMs: ms(o['http-check-frequency'], 20_000),
+      api: this.client && this.informers ? {factory: this.informers, client: this.client} : undefined,
+      listener: (update) => void this.handle(update),
+      onProblem: (p) => log.warning('Pod source problem', 'source', p.source, 'origin', p.origin, 'problem', p.message),
+      logger: log,
+    });
+    await this.sources.start();
+    this.informers?.start();
+
+    this.servers = new AgentServers({
+      config: serverConfigFromOptions(o),
+      providers: {
+        pods: () => [...this.pods.values()].map((p) => ({...p, status: this.runtime.podStatus(p.metadata.uid as string) ?? p.status})) as never,
+        runningPods: () => this.runningPods(),
+        logPath: (ns, name, container, previous) => {
+          const pod = [...this.pods.values()].find((p) => p.metadata.namespace === ns && p.metadata.name === name);
+          return pod ? this.runtime.logPath(pod.metadata.uid as string, container, previous) : undefined;
+        },
+        stats: () => ({node: {nodeName: this.nodeName, startTime: new Date().toISOString()}, pods: []}) as never,
+        health: () => undefined,
+      },
+      metricsRegistry: this.registry,
+    });
+    await this.servers.start();
+    log.info('Agent started', 'node', this.nodeName, 'mode', this.mode, 'sources', this.sources.sources.join(','));
+  }
+
+  private async getObject(path: string): Promise<Record<string, unknown> | undefined> {
+    if (!this.client) return undefined;
+    try {
+      return await this.client.get<Record<string, unknown>>(path);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private runningPods() {
+    return (this.runtime?.snapshot() ?? []).map((p) => ({
+      uid: p.uid,
+      name: p.name,
+      namespace: p.namespace,
+      containers: p.containers.map((c) => ({name: c.name, state: c.status?.state?.running ? ('running' as const) : c.status?.state?.terminated ? ('exited' as const) : ('created' as const)})),
+    }));
+  }
+
+  /** Pod changes from the sources: run, update, stop or forget, with --max-pods admission. */
+  private async handle(update: PodUpdate): Promise<void> {
+    for (const pod of update.pods) {
+      const uid = pod.metadata.uid as string;
+      try {
+        if (update.op === 'REMOVE') {
+          this.pods.delete(uid);
+          await this.runtime.removePod(uid);
+          continue;
+        }
+        if (update.op === 'ADD' && !this.pods.has(uid) && this.pods.size >= this.maxPods()) {
+          // Admission: a pod over capacity fails with reason OutOfpods, as upstream's predicate says.
+          log.warning('Pod rejected: node is at capacity', 'pod', `${pod.metadata.namespace}/${pod.metadata.name}`);
+          await this.writeStatus(pod, {phase: 'Failed', reason: 'OutOfpods', message: `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${this.pods.size}, capacity: ${this.maxPods()}`});
+          continue;
+        }
+        this.pods.set(uid, pod);
+        await this.runtime.syncPod(pod as unknown as RuntimePod);
+        if (update.op === 'DELETE' && podSource(pod) === 'api' && this.client) {
+          // The pod's processes are gone: finish the API deletion, as the kubelet does.
+          await this.client
+            .request({method: 'DELETE', path: `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`, body: {gracePeriodSeconds: 0, preconditions: {uid}}})
+            .catch(() => undefined);
+        }
+      } catch (error) {
+        log.error('Unable to sync pod', 'pod', `${pod.metadata.namespace}/${pod.metadata.name}`, 'err', error);
+      }
+    }
+  }
+
+  private maxPods(): number {
+    const max = (this.o['max-pods'] as number) ?? 110;
+    const perCore = (this.o['pods-per-core'] as number) ?? 0;
+    return perCore > 0 ? Math.min(max, perCore * cpus().length) : max;
+  }
+
+  private async reportPodStatus(uid: string, status: PodStatus): Promise<void> {
+    const pod = this.pods.get(uid);
+    if (pod) await this.writeStatus(pod, status as unknown as Record<string, unknown>);
+  }
+
+  /** Status goes to the API pod, or to the mirror pod of a static pod. */
+  private async writeStatus(pod: SourcePod, status: Record<string, unknown>): Promise<void> {
+    if (!this.client) return;
+    const path = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}/status`;
+    try {
+      await this.client.patch(path, 'application/merge-patch+json', {status});
+    } catch (error) {
+      // A static pod's mirror may not exist yet; its status is written again on the next change.
+      if (!isStaticPod(pod)) log.v(2).info('Unable to write pod status', 'pod', pod.metadata.name, 'err', error);
+    }
+  }
+
+  private async activePodsForEviction(): Promise<EvictionPod[]> {
+    const out: EvictionPod[] = [];
+    for (const snap of this.runtime.snapshot()) {
+      if (snap.status.phase !== 'Running' && snap.status.phase !== 'Pending') continue;
+      const pod = this.pods.get(snap.uid);
+      const spec = (pod?.spec ?? {}) as {priority?: number; terminationGracePeriodSeconds?: number; containers?: {name: string; resources?: {requests?: Record<string, string>}}[]};
+      let memoryBytes = 0;
+      for (const pid of this.runtime.podPids(snap.uid)) memoryBytes += await rssBytes(pid);
+      out.push({
+        namespace: snap.namespace,
+        name: snap.name,
+        uid: snap.uid,
+        priority: spec.priority,
+        terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
+        containers: (spec.containers ?? []).map((c) => ({name: c.name})),
+        usage: {memoryBytes, processes: this.runtime.podPids(snap.uid).length},
+      });
+    }
+    return out;
+  }
+
+  async stop(): Promise<void> {
+    await this.sources?.stop();
+    this.eviction?.stop();
+    await this.node?.stop();
+    await this.servers?.stop();
+    await this.runtime?.shutdown();
+    this.informers?.shutdown();
+    this.client?.close();
+  }
+
+  private servingEndpoints(): AgentSnapshot['serving'] {
+    const ports = this.servers?.ports ?? {};
+    const address = (this.o.address as string) || '0.0.0.0';
+    const host = ['0.0.0.0', '::', ''].includes(address) ? '127.0.0.1' : address;
+    const out: AgentSnapshot['serving'] = [];
+    if (ports.main) out.push({name: 'server', url: `https://${host}:${ports.main}`});
+    if (ports.readOnly) out.push({name: 'read-only', url: `http://${host}:${ports.readOnly}`});
+    if (ports.healthz) out.push({name: 'healthz', url: `http://${(this.o['healthz-bind-address'] as string) || '127.0.0.1'}:${ports.healthz}/healthz`});
+    return out;
+  }
+
+  private sourcesSnapshot(): AgentSnapshot['sources'] {
+    const o = this.o;
+    const pods = [...this.pods.values()];
+    return {
+      ...(this.client ? {api: {watching: true}} : {}),
+      ...(o['pod-manifest-path'] ? {file: {path: o['pod-manifest-path'] as string, pods: countBy(pods, (p) => podSource(p) === 'file')}} : {}),
+      ...(o['manifest-url'] ? {http: {url: o['manifest-url'] as string, pods: countBy(pods, (p) => podSource(p) === 'http')}} : {}),
+    };
+  }
+
+  snapshot(): AgentSnapshot {
+    const source = (uid: string): AgentPodSnapshot['source'] => (podSource(this.pods.get(uid) ?? ({metadata: {}} as SourcePod)) as AgentPodSnapshot['source']) ?? 'file';
+    return {
+      version: this.deps.version.gitVersion,
+      nodeName: this.nodeName,
+      mode: this.mode,
+      server: this.serverUrl,
+      serving: this.servingEndpoints(),
+      apiServer: this.node?.snapshot(),
+      sources: this.sourcesSnapshot(),
+      pods: (this.runtime?.snapshot() ?? []).map((p) => podFromRuntime(p, source(p.uid))),
+      maxPods: this.maxPods(),
+      cgroups: this.runtime?.cgroupsEnabled,
+      eviction: this.eviction?.snapshot(),
+      at: Date.now(),
+    };
+  }
+}
+
+function countBy<T>(items: Iterable<T>, test: (t: T) => boolean): number {
+  let n = 0;
+  for (const item of items) if (test(item)) n++;
+  return n;
+}
+
+async function rssBytes(pid: number): Promise<number> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
