@@ -76,15 +76,18 @@ describe('daemon commands validate their options before anything else', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('says plainly that a daemon cannot run yet, after validating, and exits non-zero', () => {
-    const r = runOrch(['agent', '--port=10300']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('no effect yet: --port');
-    expect(r.stderr).toContain('orch agent cannot run yet');
+  it('lists the options that take no effect yet in one warning line, after validating them', () => {
+    const r = runOrch(['agent', '--print-config', '--image-gc-high-threshold=90', '--serialize-image-pulls=false']);
+    expect(r.code).toBe(0);
+    const lines = r.stderr.split('\n').filter((l) => l.includes('no effect yet'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('--serialize-image-pulls');
+    expect(lines[0]).toContain('--image-gc-high-threshold');
+    expect(r.stdout).toContain('kind: AgentConfiguration');
   });
 
   it('warns once per deprecated option used', () => {
-    const r = runOrch(['agent', '--max-pods=10', '--port=10251']);
+    const r = runOrch(['agent', '--print-config', '--max-pods=10', '--port=10251']);
     expect(r.stderr.match(/Flag --max-pods has been deprecated/g)).toHaveLength(1);
     expect(r.stderr.match(/Flag --port has been deprecated/g)).toHaveLength(1);
   });
