@@ -1,9 +1,9 @@
-import {OrchCommand} from '../lib/command.js';
+import {DaemonCommand} from '../lib/command.js';
 import {oclifFlagsFor} from '../options/flags.js';
 import {agentOptions} from '../options/agent.js';
 import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
 
-export default class AgentCommand extends OrchCommand {
+export default class AgentCommand extends DaemonCommand {
   static summary = 'Run the node agent: register this node, run its pods as processes, evict under pressure.';
   static usage = ['agent [flags]'];
   static flags = oclifFlagsFor(agentOptions);

@@ -1,9 +1,9 @@
-import {OrchCommand} from '../lib/command.js';
+import {DaemonCommand} from '../lib/command.js';
 import {oclifFlagsFor} from '../options/flags.js';
 import {apiserverOptions} from '../options/apiserver.js';
 import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
 
-export default class ApiserverCommand extends OrchCommand {
+export default class ApiserverCommand extends DaemonCommand {
   static summary = 'Run the API server: the Kubernetes REST API on an embedded SQLite or an etcd store.';
   static usage = ['apiserver [flags]'];
   static flags = oclifFlagsFor(apiserverOptions);

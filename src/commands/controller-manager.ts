@@ -1,9 +1,9 @@
-import {OrchCommand} from '../lib/command.js';
+import {DaemonCommand} from '../lib/command.js';
 import {oclifFlagsFor} from '../options/flags.js';
 import {controllerManagerOptions} from '../options/controller-manager.js';
 import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
 
-export default class ControllerManagerCommand extends OrchCommand {
+export default class ControllerManagerCommand extends DaemonCommand {
   static summary = 'Run the controller manager: leader election and the core controllers.';
   static usage = ['controller-manager [flags]'];
   static flags = oclifFlagsFor(controllerManagerOptions);

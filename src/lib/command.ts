@@ -21,3 +21,15 @@ export abstract class OrchCommand extends Command {
     reportError(error);
   }
 }
+
+/**
+ * The daemons' commands: once a daemon has stopped (cleanly or not), the process must end even if a
+ * library left a socket or timer behind; a short, unref'd timer ends it only in that case, after
+ * the output has had time to flush.
+ */
+export abstract class DaemonCommand extends OrchCommand {
+  protected async finally(error: Error | undefined): Promise<any> {
+    await super.finally(error);
+    setTimeout(() => process.exit(process.exitCode ?? 0), 500).unref();
+  }
+}

@@ -61,7 +61,8 @@ export class SharedInformerFactory {
     if (request.indexers) {
       const missing = Object.fromEntries(Object.entries(request.indexers).filter(([name]) => !informer!.indexer.hasIndex(name)));
       if (Object.keys(missing).length > 0) {
-        if (informer.isStarted) throw new Error(`informer ${key} has started: indexers cannot be added`);
+        // client-go refuses this for thread safety; here the indexer indexes its current objects at
+        // once, on the one thread that also applies watch events, so a late index is safe.
         informer.indexer.addIndexers(missing);
       }
     }

@@ -134,12 +134,13 @@ async function printRunOnce(agent: Agent): Promise<void> {
 }
 
 /** The node part (registration, status, lease) in API server mode. */
-async function nodeStatusDeps(loaded: Parameters<typeof nodeSettingsFromConfig>[0], version: VersionInfo): Promise<AgentDeps> {
+export async function nodeStatusDeps(loaded: Parameters<typeof nodeSettingsFromConfig>[0], version: VersionInfo): Promise<AgentDeps> {
   return {
     version,
     nodeStatus: ({client, conditions}) => {
       const api = restNodeClient(client);
-      const settings = nodeSettingsFromConfig(loaded, version.gitVersion);
+      // The settings want the version without its `v` (kubeletVersion is `v<version>`).
+      const settings = nodeSettingsFromConfig(loaded, version.gitVersion.replace(/^v/, ''));
       let lastRenew: number | undefined;
       const status = new NodeStatusManager({client: api, settings, pressure: conditions as never, log: (m: string) => log.info(m)} as never);
       const lease = new NodeLeaseController({

@@ -173,9 +173,11 @@ export class ControllerManager {
       log.info('Starting controller', 'name', descriptor.name);
       const controller = await descriptor.start(ctx, controllerSignal.signal);
       this.running.push({name: descriptor.name, controller});
-      informers.start(); // informers asked for by this controller start now; started ones are untouched
       if (c.controllerStartIntervalMs > 0) await new Promise((r) => setTimeout(r, c.controllerStartIntervalMs));
     }
+    // As client-go's informer factory: every controller registers its informers (and indexers)
+    // first, then they all start, so no controller adds an index to an informer already running.
+    informers.start();
     if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), {once: true}));
     const stopping = Promise.all(this.running.map((r) => r.controller.done));
     const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), c.controllerShutdownTimeoutMs).unref());

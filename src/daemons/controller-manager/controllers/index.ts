@@ -11,6 +11,7 @@ import {deploymentController} from './deployment.js';
 import {endpointsController} from './endpoints.js';
 import {endpointSliceController} from './endpointslice.js';
 import {garbageCollectorController} from './garbage-collector.js';
+import {schedulerController} from './scheduler.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -24,6 +25,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   garbageCollectorController,
   podGcController,
   nodeLifecycleController,
+  schedulerController,
 ];
 
 /**
