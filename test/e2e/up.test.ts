@@ -1,0 +1,165 @@
+/**
+ * `orch up` end to end: the whole control plane in one process; a pod created through kubectl is
+ * scheduled to this node and runs as a process; `orch status -o json` reports everything ready;
+ * SIGTERM stops it cleanly. A second part runs it in tmux and checks the combined dashboard.
+ */
+import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {spawn, spawnSync, execFileSync, type ChildProcess} from 'node:child_process';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {orchBin, repoRoot} from '../helpers/run-orch.js';
+import {freePort, kubectl} from '../helpers/apiserver.js';
+import {waitForBuild} from '../helpers/controller-manager.js';
+
+interface Ports {
+  api: number;
+  cm: number;
+  agent: number;
+  readOnly: number;
+  healthz: number;
+}
+
+async function ports(): Promise<Ports> {
+  return {api: await freePort(), cm: await freePort(), agent: await freePort(), readOnly: await freePort(), healthz: await freePort()};
+}
+
+function upArgs(dataDir: string, p: Ports): string[] {
+  return [
+    'up', '--data-dir', dataDir,
+    '--apiserver-arg', `secure-port=${p.api}`, '--apiserver-arg', 'bind-address=127.0.0.1',
+    '--controller-manager-arg', `secure-port=${p.cm}`, '--controller-manager-arg', 'bind-address=127.0.0.1',
+    '--controller-manager-arg', 'leader-elect-lease-duration=4s', '--controller-manager-arg', 'leader-elect-renew-deadline=3s',
+    '--controller-manager-arg', 'leader-elect-retry-period=1s',
+    '--agent-arg', `port=${p.agent}`, '--agent-arg', `read-only-port=${p.readOnly}`, '--agent-arg', `healthz-port=${p.healthz}`,
+    '--agent-arg', 'address=127.0.0.1', '--agent-arg', 'node-status-update-frequency=2s',
+  ];
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function status(orchconfig: string, p: Ports): Promise<{code: number; json: any}> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [orchBin, 'status', '-o', 'json', '--orchconfig', orchconfig, '--controller-manager-url', `https://127.0.0.1:${p.cm}`, '--agent-url', `https://127.0.0.1:${p.agent}`]);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('close', (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(out);
+      } catch {
+        json = undefined;
+      }
+      resolve({code: code ?? -1, json});
+    });
+  });
+}
+
+describe('orch up', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let log = '';
+  let p: Ports;
+  let orchconfig: string;
+
+  beforeAll(async () => {
+    await waitForBuild();
+    dir = mkdtempSync(join(tmpdir(), 'orch-up-'));
+    p = await ports();
+    child = spawn(process.execPath, [orchBin, ...upArgs(join(dir, 'data'), p)], {cwd: repoRoot, env: {...process.env, NO_COLOR: '1'}});
+    child.stderr?.on('data', (d) => (log += d));
+    child.stdout?.on('data', (d) => (log += d));
+    orchconfig = join(dir, 'data', 'apiserver', 'admin.orchconfig');
+    await until('orch up to say it is up', () => log.includes('orch is up') || undefined, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, {recursive: true, force: true});
+  });
+
+  it('registers this machine as a Ready node', async () => {
+    const ready = await until('the node to be Ready', async () => {
+      const r = await kubectl(orchconfig, ['get', 'nodes', '-o', 'jsonpath={.items[0].status.conditions[?(@.type=="Ready")].status}']);
+      return r.stdout === 'True' ? r.stdout : undefined;
+    });
+    expect(ready).toBe('True');
+  }, 40_000);
+
+  it('schedules a pod created through kubectl to this node and runs it as a process', async () => {
+    const marker = `orch-up-e2e-${process.pid}`;
+    const pod = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'hello'}, spec: {containers: [{name: 'hello', image: 'busybox', command: ['sh', '-c', `echo ${marker}; sleep 300`]}]}};
+    writeFileSync(join(dir, 'pod.json'), JSON.stringify(pod));
+    const created = await kubectl(orchconfig, ['create', '-f', join(dir, 'pod.json')]);
+    expect(created).toMatchObject({code: 0, stderr: ''});
+    const phase = await until('the pod to run', async () => {
+      const r = await kubectl(orchconfig, ['get', 'pod', 'hello', '-o', 'jsonpath={.spec.nodeName} {.status.phase}']);
+      return r.stdout.endsWith(' Running') ? r.stdout : undefined;
+    });
+    expect(phase.split(' ')[0]).not.toBe('');
+    // The process is really there, in this machine's process table.
+    expect(spawnSync('pgrep', ['-f', marker]).status).toBe(0);
+  }, 40_000);
+
+  it('is reported ready by orch status -o json', async () => {
+    const r = await until('orch status to be ready', async () => {
+      const s = await status(orchconfig, p);
+      return s.code === 0 ? s : undefined;
+    });
+    expect(r.json.ready).toBe(true);
+    expect(r.json.components.map((c: {name: string; ready: boolean}) => [c.name, c.ready])).toEqual([
+      ['apiserver', true],
+      ['controller-manager', true],
+      ['agent', true],
+    ]);
+    expect(r.json.leader.holder).toMatch(/_/);
+  }, 40_000);
+
+  it('stops cleanly on SIGTERM: agent, controller manager, then the API server', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const order = ['Stopped controller', 'shutdown event" name="ShutdownInitiated', '"Stopped"'].map((s) => log.indexOf(s));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(spawnSync('pgrep', ['-f', `orch-up-e2e-${process.pid}`]).status).not.toBe(0);
+  }, 30_000);
+});
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+(hasTmux ? describe : describe.skip)('orch up dashboard on a terminal', () => {
+  const socket = `orch-up-${process.pid}`;
+  let dir: string;
+  afterAll(() => {
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
+    rmSync(dir, {recursive: true, force: true});
+  });
+
+  it('shows the readyz checks and the leader state', async () => {
+    await waitForBuild();
+    dir = mkdtempSync(join(tmpdir(), 'orch-up-tty-'));
+    const p = await ports();
+    const cmd = [process.execPath, orchBin, ...upArgs(join(dir, 'data'), p)].map((a) => `'${a}'`).join(' ');
+    execFileSync('tmux', ['-L', socket, 'new-session', '-d', '-x', '200', '-y', '120', '-s', 'main', cmd]);
+    const screen = await until(
+      'the dashboard to show the leader',
+      () => {
+        const text = execFileSync('tmux', ['-L', socket, 'capture-pane', '-p', '-t', 'main'], {encoding: 'utf8'});
+        return /readyz ok/.test(text) && /leader/i.test(text) && /this process/.test(text) ? text : undefined;
+      },
+      60_000,
+    );
+    expect(screen).toContain('orch apiserver');
+    expect(screen).toMatch(/✓ poststarthook\/rbac\/bootstrap-roles/);
+    expect(screen).toContain('orch controller-manager');
+    execFileSync('tmux', ['-L', socket, 'send-keys', '-t', 'main', 'C-c']);
+  }, 90_000);
+});
