@@ -8,6 +8,8 @@ import {readFile} from 'node:fs/promises';
 import {cpus, hostname} from 'node:os';
 import {ProcessRuntime, type Pod as RuntimePod, type PodStatus} from './runtime/index.js';
 import {EvictionManager, buildEvictionConfig, collectSignals, type EvictionPod} from './eviction/index.js';
+import type {EvictionContainer} from './eviction/types.js';
+import {parseQuantity} from '../../options/quantity.js';
 import {AgentServers, AgentMetrics, serverConfigFromOptions} from './server/index.js';
 import {PodSources, podSource, isStaticPod, type PodUpdate, type SourcePod} from './sources/index.js';
 import {podFromRuntime, type AgentSnapshot, type AgentPodSnapshot} from './state.js';
@@ -20,6 +22,7 @@ import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 
 const log = klog('agent/agent.ts');
+const STATIC_STATUS_RETRIES = 60;
 const ms = (v: unknown, fallback: number) => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
 const quantityBytes = (v: unknown, fallback: number) => (v && typeof v === 'object' && 'value' in v ? (v as {value: number}).value : fallback);
 
@@ -47,6 +50,11 @@ export class Agent {
   /** Every pod the sources gave us, by uid, with the source it came from. */
   private readonly pods = new Map<string, SourcePod>();
   private serverUrl?: string;
+  /** Static pods whose status write failed (no mirror pod yet), retried on a timer. */
+  private readonly statusRetries = new Map<string, NodeJS.Timeout>();
+  private stopping = false;
+  /** Pods refused at admission (--max-pods): never run, whatever updates follow. */
+  private readonly rejected = new Set<string>();
 
   constructor(
     readonly loaded: LoadedAgentConfiguration,
@@ -174,27 +182,49 @@ export class Agent {
       try {
         if (update.op === 'REMOVE') {
           this.pods.delete(uid);
+          this.rejected.delete(uid);
           await this.runtime.removePod(uid);
           continue;
         }
-        if (update.op === 'ADD' && !this.pods.has(uid) && this.pods.size >= this.maxPods()) {
+        if (this.rejected.has(uid)) {
+          // A rejected pod never runs: its later updates (its own Failed status coming back as an
+          // UPDATE or RECONCILE) must not start it, and its deletion has nothing to wait for.
+          if (update.op === 'DELETE') await this.finishApiDeletion(pod);
+          continue;
+        }
+        const used = this.activePodCount();
+        if (update.op === 'ADD' && !this.pods.has(uid) && used >= this.maxPods()) {
           // Admission: a pod over capacity fails with reason OutOfpods, as upstream's predicate says.
           log.warning('Pod rejected: node is at capacity', 'pod', `${pod.metadata.namespace}/${pod.metadata.name}`);
-          await this.writeStatus(pod, {phase: 'Failed', reason: 'OutOfpods', message: `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${this.pods.size}, capacity: ${this.maxPods()}`});
+          this.rejected.add(uid);
+          await this.writeStatus(pod, {phase: 'Failed', reason: 'OutOfpods', message: `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${used}, capacity: ${this.maxPods()}`});
           continue;
         }
         this.pods.set(uid, pod);
         await this.runtime.syncPod(pod as unknown as RuntimePod);
-        if (update.op === 'DELETE' && podSource(pod) === 'api' && this.client) {
-          // The pod's processes are gone: finish the API deletion, as the kubelet does.
-          await this.client
-            .request({method: 'DELETE', path: `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`, body: {gracePeriodSeconds: 0, preconditions: {uid}}})
-            .catch(() => undefined);
-        }
+        // The pod's processes are gone: finish the API deletion, as the kubelet does.
+        if (update.op === 'DELETE') await this.finishApiDeletion(pod);
       } catch (error) {
         log.error('Unable to sync pod', 'pod', `${pod.metadata.namespace}/${pod.metadata.name}`, 'err', error);
       }
     }
+  }
+
+  private async finishApiDeletion(pod: SourcePod): Promise<void> {
+    if (podSource(pod) !== 'api' || !this.client) return;
+    await this.client
+      .request({method: 'DELETE', path: `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`, body: {gracePeriodSeconds: 0, preconditions: {uid: pod.metadata.uid}}})
+      .catch(() => undefined);
+  }
+
+  /** Pods that hold a place on the node: admitted and not finished (upstream admits against active pods). */
+  private activePodCount(): number {
+    let n = 0;
+    for (const uid of this.pods.keys()) {
+      const phase = this.runtime.podStatus(uid)?.phase;
+      if (phase !== 'Succeeded' && phase !== 'Failed') n++;
+    }
+    return n;
   }
 
   private maxPods(): number {
@@ -209,15 +239,33 @@ export class Agent {
   }
 
   /** Status goes to the API pod, or to the mirror pod of a static pod. */
-  private async writeStatus(pod: SourcePod, status: Record<string, unknown>): Promise<void> {
+  private async writeStatus(pod: SourcePod, status: Record<string, unknown>, attempt = 0): Promise<void> {
     if (!this.client) return;
     const path = `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}/status`;
     try {
       await this.client.patch(path, 'application/merge-patch+json', {status});
     } catch (error) {
-      // A static pod's mirror may not exist yet; its status is written again on the next change.
-      if (!isStaticPod(pod)) log.v(2).info('Unable to write pod status', 'pod', pod.metadata.name, 'err', error);
+      if (isStaticPod(pod)) this.retryStaticStatus(pod.metadata.uid as string, attempt + 1);
+      else log.v(2).info('Unable to write pod status', 'pod', pod.metadata.name, 'err', error);
     }
+  }
+
+  /**
+   * A static pod's first status usually races its mirror pod's creation and loses; a pod whose
+   * status then never changes (a long sleep) would show Pending for good. So the write is retried
+   * with the pod's current status every second, for a minute at most (upstream's status manager
+   * resyncs every status on a timer for the same reason).
+   */
+  private retryStaticStatus(uid: string, attempt: number): void {
+    if (this.statusRetries.has(uid) || attempt > STATIC_STATUS_RETRIES || this.stopping) return;
+    const timer = setTimeout(() => {
+      this.statusRetries.delete(uid);
+      const pod = this.pods.get(uid);
+      const status = this.runtime.podStatus(uid);
+      if (pod && status) void this.writeStatus(pod, status as unknown as Record<string, unknown>, attempt);
+    }, 1000);
+    timer.unref();
+    this.statusRetries.set(uid, timer);
   }
 
   private async activePodsForEviction(): Promise<EvictionPod[]> {
@@ -225,23 +273,31 @@ export class Agent {
     for (const snap of this.runtime.snapshot()) {
       if (snap.status.phase !== 'Running' && snap.status.phase !== 'Pending') continue;
       const pod = this.pods.get(snap.uid);
-      const spec = (pod?.spec ?? {}) as {priority?: number; terminationGracePeriodSeconds?: number; containers?: {name: string; resources?: {requests?: Record<string, string>}}[]};
-      let memoryBytes = 0;
-      for (const pid of this.runtime.podPids(snap.uid)) memoryBytes += await rssBytes(pid);
+      const spec = (pod?.spec ?? {}) as {priority?: number; terminationGracePeriodSeconds?: number; containers?: PodSpecContainer[]; initContainers?: PodSpecContainer[]};
+      // Per container, as upstream's stats: the ranking compares usage with requests, and the eviction
+      // message names each container using more than it requested.
+      const containers = await Promise.all(
+        snap.containers.filter((c) => !c.init && c.pid !== undefined).map(async (c) => ({name: c.name, memoryBytes: await rssBytes(c.pid!)})),
+      );
       out.push({
         namespace: snap.namespace,
         name: snap.name,
         uid: snap.uid,
         priority: spec.priority,
+        // Static pods are critical to upstream's eviction manager: never evicted.
+        critical: pod ? isStaticPod(pod) : false,
         terminationGracePeriodSeconds: spec.terminationGracePeriodSeconds,
-        containers: (spec.containers ?? []).map((c) => ({name: c.name})),
-        usage: {memoryBytes, processes: this.runtime.podPids(snap.uid).length},
+        containers: (spec.containers ?? []).map(evictionContainer),
+        initContainers: (spec.initContainers ?? []).map(evictionContainer),
+        usage: {memoryBytes: containers.reduce((sum, c) => sum + c.memoryBytes, 0), processes: this.runtime.podPids(snap.uid).length, containers},
       });
     }
     return out;
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.statusRetries.values()) clearTimeout(timer);
     await this.sources?.stop();
     this.eviction?.stop();
     await this.node?.stop();
@@ -295,6 +351,26 @@ function countBy<T>(items: Iterable<T>, test: (t: T) => boolean): number {
   let n = 0;
   for (const item of items) if (test(item)) n++;
   return n;
+}
+
+interface PodSpecContainer {
+  name: string;
+  resources?: {requests?: Record<string, string>};
+}
+
+/** A container's name and its memory and ephemeral-storage requests, for the eviction ranking. */
+function evictionContainer(c: PodSpecContainer): EvictionContainer {
+  const requests: EvictionContainer['requests'] = {};
+  for (const resource of ['memory', 'ephemeral-storage'] as const) {
+    const text = c.resources?.requests?.[resource];
+    if (text === undefined) continue;
+    try {
+      requests[resource] = parseQuantity(String(text));
+    } catch {
+      // The API server validated it; a static pod's bad quantity counts as no request.
+    }
+  }
+  return {name: c.name, requests};
 }
 
 async function rssBytes(pid: number): Promise<number> {
