@@ -17,7 +17,18 @@ export interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-type Path = string[];
+/**
+ * A field path as its segments joined by SEP (`f:metadata\0f:labels\0f:app`; the root is ''). Paths
+ * are built and compared as strings: this runs on every write, and arrays per visited node were most
+ * of its cost.
+ */
+type Path = string;
+
+const SEP = '\u0000';
+
+function child(path: Path, segment: string): Path {
+  return path === '' ? segment : path + SEP + segment;
+}
 
 /** Object metadata members a manager can own; the rest is server-set. */
 const OWNED_METADATA = new Set(['labels', 'annotations', 'finalizers', 'ownerReferences']);
@@ -42,15 +53,15 @@ function keyedElements(list: JsonValue[]): Map<string, JsonValue> | undefined {
 
 function leaves(value: JsonValue, path: Path, out: Path[]): void {
   if (isJsonObject(value) && Object.keys(value).length > 0) {
-    for (const [k, v] of Object.entries(value)) leaves(v, [...path, `f:${k}`], out);
+    for (const [k, v] of Object.entries(value)) leaves(v, child(path, `f:${k}`), out);
     return;
   }
   if (Array.isArray(value) && value.length > 0) {
     const keyed = keyedElements(value);
     if (keyed) {
       for (const [key, element] of keyed) {
-        out.push([...path, key, '.']);
-        leaves(element, [...path, key], out);
+        out.push(child(child(path, key), '.'));
+        leaves(element, child(path, key), out);
       }
       return;
     }
@@ -69,8 +80,8 @@ function diff(before: JsonValue | undefined, after: JsonValue | undefined, path:
     return;
   }
   if (isJsonObject(before) && isJsonObject(after)) {
-    for (const k of Object.keys(after)) diff(before[k], after[k], [...path, `f:${k}`], changed, removed);
-    for (const k of Object.keys(before)) if (!(k in after)) removed.push([...path, `f:${k}`]);
+    for (const k of Object.keys(after)) diff(before[k], after[k], child(path, `f:${k}`), changed, removed);
+    for (const k of Object.keys(before)) if (!(k in after)) removed.push(child(path, `f:${k}`));
     return;
   }
   if (Array.isArray(before) && Array.isArray(after)) {
@@ -78,10 +89,10 @@ function diff(before: JsonValue | undefined, after: JsonValue | undefined, path:
     const a = keyedElements(after);
     if (a && b) {
       for (const [key, element] of a) {
-        if (!b.has(key)) changed.push([...path, key, '.']);
-        diff(b.get(key), element, [...path, key], changed, removed);
+        if (!b.has(key)) changed.push(child(child(path, key), '.'));
+        diff(b.get(key), element, child(path, key), changed, removed);
       }
-      for (const key of b.keys()) if (!a.has(key)) removed.push([...path, key]);
+      for (const key of b.keys()) if (!a.has(key)) removed.push(child(path, key));
       return;
     }
   }
@@ -109,13 +120,11 @@ function trackedView(object: JsonObject | undefined, subresource: string | undef
   return view;
 }
 
-const SEP = '\u0000';
-
-function flatten(tree: JsonObject, prefix: Path = [], out: Set<string> = new Set()): Set<string> {
+function flatten(tree: JsonObject, prefix: Path = '', out: Set<string> = new Set()): Set<string> {
   for (const [k, v] of Object.entries(tree)) {
-    const path = [...prefix, k];
+    const path = child(prefix, k);
     if (isJsonObject(v) && Object.keys(v).length > 0) flatten(v, path, out);
-    else out.add(path.join(SEP));
+    else out.add(path);
   }
   return out;
 }
@@ -150,25 +159,30 @@ export function updateManagedFields(input: ManagedFieldsUpdate): ManagedFieldsEn
     : [];
   const changed: Path[] = [];
   const removed: Path[] = [];
-  diff(trackedView(input.previous, input.subresource), trackedView(input.next, input.subresource), [], changed, removed);
-  const changedKeys = changed.filter((p) => p.length > 0).map((p) => p.join(SEP));
-  const removedKeys = removed.filter((p) => p.length > 0).map((p) => p.join(SEP));
+  diff(trackedView(input.previous, input.subresource), trackedView(input.next, input.subresource), '', changed, removed);
+  const changedKeys = changed.filter((p) => p !== '');
+  const removedKeys = removed.filter((p) => p !== '');
   const isMine = (e: ManagedFieldsEntry) =>
     e.manager === input.manager && e.operation === 'Update' && e.apiVersion === input.apiVersion && (e.subresource ?? '') === (input.subresource ?? '');
 
   const result: ManagedFieldsEntry[] = [];
   let mine: ManagedFieldsEntry | undefined;
   for (const entry of existing) {
-    const paths = flatten(isJsonObject(entry.fieldsV1) ? entry.fieldsV1 : {});
-    for (const p of [...paths]) {
+    const owned = flatten(isJsonObject(entry.fieldsV1) ? entry.fieldsV1 : {});
+    const paths = new Set(owned);
+    for (const p of owned) {
       if (removedKeys.some((r) => startsWith(p, r)) || (!isMine(entry) && changedKeys.some((c) => startsWith(p, c)))) paths.delete(p);
     }
+    if (isMine(entry)) for (const c of changedKeys) paths.add(c);
+    // An entry whose field set did not change keeps its stored fieldsV1 (which unflatten wrote, sorted):
+    // rebuilding it on every write was most of this function's cost.
+    const unchanged = paths.size === owned.size && [...paths].every((p) => owned.has(p));
+    const fieldsV1 = unchanged ? entry.fieldsV1 : unflatten(paths);
     if (isMine(entry)) {
-      for (const c of changedKeys) paths.add(c);
-      mine = { ...entry, time: changedKeys.length ? input.time : entry.time, fieldsV1: unflatten(paths) };
+      mine = { ...entry, time: changedKeys.length ? input.time : entry.time, fieldsV1 };
       if (paths.size) result.push(mine);
     } else if (paths.size) {
-      result.push({ ...entry, fieldsV1: unflatten(paths) });
+      result.push(unchanged ? entry : { ...entry, fieldsV1 });
     }
   }
   if (!mine && changedKeys.length) {
@@ -186,12 +200,16 @@ export function updateManagedFields(input: ManagedFieldsUpdate): ManagedFieldsEn
   return result;
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /**
  * The field manager name when the request gives none: the User-Agent up to the first `/`,
  * printable characters only, at most 128 bytes (upstream's prefixFromUserAgent).
  */
 export function managerFromUserAgent(userAgent: string | undefined): string {
   const head = (userAgent ?? '').split('/')[0] ?? '';
+  // Every write asks; the usual answer (short printable ASCII, like `kubectl`) needs no per-character work.
+  if (head.length <= 128 && PRINTABLE_ASCII.test(head)) return head;
   // eslint-disable-next-line no-control-regex
   const printable = head.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '');
   let out = '';

@@ -26,7 +26,22 @@ const METHOD_VERBS: Record<string, string> = {POST: 'create', GET: 'get', HEAD: 
 /** Verbs that only read; everything else counts against the mutating in-flight limit. */
 const NON_MUTATING_VERBS = new Set(['get', 'list', 'watch']);
 
+/**
+ * Each request's info, computed once: the stats, timeout, in-flight and shutdown filters all ask for
+ * it, and parsing the path (decodeURIComponent, splits) on every ask was a visible share of a request.
+ * Keyed on the request and its URL, so a rewritten URL is parsed again.
+ */
+const infos = new WeakMap<RequestLike, {url: string | undefined; method: string | undefined; info: RequestInfo}>();
+
 export function requestInfoOf(req: RequestLike): RequestInfo {
+  const cached = infos.get(req);
+  if (cached && cached.url === req.url && cached.method === req.method) return cached.info;
+  const info = parseRequestInfo(req);
+  infos.set(req, {url: req.url, method: req.method, info});
+  return info;
+}
+
+function parseRequestInfo(req: RequestLike): RequestInfo {
   const method = (req.method ?? 'GET').toUpperCase();
   const info: RequestInfo = {
     isResourceRequest: false,

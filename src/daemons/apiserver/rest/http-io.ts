@@ -1,5 +1,6 @@
 /** Reading request bodies and writing JSON and Status responses. */
 import { ApiError, badRequest, requestEntityTooLarge, type Status } from '../../../api/status.js';
+import type { Readable } from 'node:stream';
 import type { ApiRequest, ApiResponse } from './types.js';
 
 /** Upstream's MaxRequestBodyBytes. */
@@ -8,6 +9,54 @@ export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 export async function readBody(req: ApiRequest, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw requestEntityTooLarge(`limit is ${limit}`);
+  const stream = req as unknown as Partial<Readable>;
+  if (typeof stream.on !== 'function' || typeof stream.off !== 'function' || stream.readableEnded) return readIterable(req, limit);
+  // Plain 'data'/'end' listeners rather than `for await`: the stream's async iterator costs an
+  // AbortSignal and several promises per request, a visible share of a small write.
+  const emitter = stream as Readable;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      emitter.off('data', onData);
+      emitter.off('end', onEnd);
+      emitter.off('error', onError);
+      emitter.off('close', onClose);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buffer.length;
+      if (size > limit) {
+        cleanup();
+        // Stop reading, as leaving the for-await loop did (it destroyed the stream).
+        emitter.destroy();
+        reject(requestEntityTooLarge(`limit is ${limit}`));
+        return;
+      }
+      chunks.push(buffer);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    // A request that closes before its end (the client went away) fails like the iterator did.
+    const onClose = () => {
+      cleanup();
+      reject(Object.assign(new Error('Premature close'), {code: 'ERR_STREAM_PREMATURE_CLOSE'}));
+    };
+    emitter.on('data', onData);
+    emitter.on('end', onEnd);
+    emitter.on('error', onError);
+    emitter.on('close', onClose);
+  });
+}
+
+/** Request-like objects that are only async iterables (and streams already ended). */
+async function readIterable(req: ApiRequest, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

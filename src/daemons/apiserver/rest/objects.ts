@@ -32,13 +32,40 @@ export function finalizersOf(object: JsonObject): string[] {
   return Array.isArray(finalizers) ? finalizers.filter((f): f is string => typeof f === 'string') : [];
 }
 
+/**
+ * A deep copy of a JSON value. Hand-written rather than structuredClone: every write copies whole
+ * objects several times, and for plain JSON a recursive copy is about 5x faster (structuredClone
+ * serializes through the host's clone algorithm). Anything that is not plain JSON still goes through
+ * structuredClone.
+ */
 export function deepCopy<T extends JsonValue>(value: T): T {
-  return structuredClone(value);
+  return copyJson(value) as T;
+}
+
+function copyJson(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyJson(value[i]);
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson((value as Record<string, unknown>)[key]);
+    // JSON.parse makes `__proto__` an own key; plain assignment would set the prototype instead.
+    if (key === '__proto__') Object.defineProperty(out, key, {value: item, enumerable: true, writable: true, configurable: true});
+    else out[key] = item;
+  }
+  return out;
 }
 
 /** RFC 3339 UTC at second precision, as metav1.Time serializes. */
 export function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // toISOString is always `YYYY-MM-DDTHH:mm:ss.sssZ` for years 0-9999: drop the milliseconds by position (no regex per write).
+  const iso = date.toISOString();
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** metav1.MicroTime (events' eventTime, leases' renewTime). */
