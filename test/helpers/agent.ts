@@ -8,15 +8,15 @@
  * This machine runs cgroup v1, and may have swap on: the start checks for both are turned off.
  * Build first (`npm run build`).
  */
-import {type ChildProcess, spawn} from 'node:child_process';
 import {mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
 import {request as httpRequest} from 'node:http';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {stringify as toYaml} from 'yaml';
 import {freePort, sleep} from './apiserver.js';
-import {type Exit, type LogLine, waitForBuild} from './controller-manager.js';
-import {orchBin, repoRoot} from './run-orch.js';
+import {waitForBuild} from './controller-manager.js';
+import {spawnDaemon, type Exit, type LogLine} from './daemon-process.js';
+import {orchBin} from './run-orch.js';
 
 const START_TIMEOUT_MS = 20_000;
 
@@ -78,52 +78,8 @@ export async function startAgent(options: StartAgentOptions): Promise<AgentProce
     ...(manifestDir ? ['--pod-manifest-path', manifestDir] : []),
     ...(options.args ?? []),
   ];
-  const child: ChildProcess = spawn(process.execPath, args, {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}});
-  const lines: LogLine[] = [];
-  const waiters = new Set<() => void>();
-  const notify = () => waiters.forEach((w) => w());
-  let partial = '';
-  let stdout = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    const at = Date.now();
-    partial += chunk;
-    let newline: number;
-    while ((newline = partial.indexOf('\n')) >= 0) {
-      lines.push({at, text: partial.slice(0, newline)});
-      partial = partial.slice(newline + 1);
-    }
-    notify();
-  });
-  child.stdout!.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString()).slice(-10_000)));
-  let exitInfo: Exit | undefined;
-  const exited = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exitInfo = {code, signal, at: Date.now()};
-      notify();
-      resolve(exitInfo);
-    });
-  });
-  const output = () => lines.map((l) => l.text).join('\n') + (partial ? `\n${partial}` : '') + (stdout ? `\n[stdout]\n${stdout}` : '');
+  const {child, lines, exited, exit, output, waitForLine} = spawnDaemon('agent', args);
   const readOnlyUrl = `http://127.0.0.1:${readOnlyPort}`;
-
-  const waitForLine = (pattern: RegExp, timeoutMs = 10_000, since = 0): Promise<LogLine> =>
-    new Promise((resolve, reject) => {
-      const check = () => {
-        const found = lines.find((l) => l.at >= since && pattern.test(l.text));
-        if (found) finish(() => resolve(found));
-        else if (exitInfo) finish(() => reject(new Error(`agent exited (${exitInfo!.code ?? exitInfo!.signal}) before logging ${pattern}:\n${output()}`)));
-      };
-      const timer = setTimeout(() => finish(() => reject(new Error(`agent logged no ${pattern} within ${timeoutMs}ms:\n${output()}`))), timeoutMs);
-      timer.unref();
-      const finish = (settle: () => void) => {
-        clearTimeout(timer);
-        waiters.delete(check);
-        settle();
-      };
-      waiters.add(check);
-      check();
-    });
 
   // Every container pid the agent reported, so a killed agent leaves no process behind.
   const seenPids = new Set<number>();
@@ -135,14 +91,14 @@ export async function startAgent(options: StartAgentOptions): Promise<AgentProce
   };
 
   const stop = async (timeoutMs = 15_000): Promise<Exit> => {
-    if (!exitInfo) {
+    if (!exit()) {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
       await exited;
       clearTimeout(timer);
     }
     for (const pid of seenPids) killGroupIfLeader(pid);
-    return exitInfo!;
+    return exit()!;
   };
 
   try {
@@ -161,7 +117,7 @@ export async function startAgent(options: StartAgentOptions): Promise<AgentProce
     readOnlyUrl,
     lines,
     output,
-    exit: () => exitInfo,
+    exit,
     waitForLine,
     pods,
     stop,

@@ -7,13 +7,13 @@
  *
  * Build first (`npm run build`).
  */
-import {type ChildProcess, spawn} from 'node:child_process';
 import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {Agent, request as httpsRequest} from 'node:https';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {type ApiClient, freePort, sleep} from './apiserver.js';
 import {orchBin, repoRoot} from './run-orch.js';
+import {spawnDaemon, type Exit, type LogLine} from './daemon-process.js';
 
 const START_TIMEOUT_MS = 20_000;
 
@@ -26,18 +26,7 @@ export const SHORT_LEASE_ARGS = [
   `--leader-elect-retry-period=${SHORT_LEASE.retryPeriodMs}ms`,
 ];
 
-export interface LogLine {
-  /** Date.now() when the line arrived in this process. */
-  at: number;
-  text: string;
-}
-
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** Date.now() when this process saw the child exit. */
-  at: number;
-}
+export type {Exit, LogLine} from './daemon-process.js';
 
 export interface ControllerManagerProcess {
   /** A short label for messages (`cm-1`). */
@@ -87,60 +76,16 @@ export async function startControllerManager(options: StartOptions): Promise<Con
     '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
     ...(options.args ?? []),
   ];
-  const child: ChildProcess = spawn(process.execPath, args, {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}});
-  const lines: LogLine[] = [];
-  const waiters = new Set<() => void>();
-  const notify = () => waiters.forEach((w) => w());
-  let partial = '';
-  let stdout = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    const at = Date.now();
-    partial += chunk;
-    let newline: number;
-    while ((newline = partial.indexOf('\n')) >= 0) {
-      lines.push({at, text: partial.slice(0, newline)});
-      partial = partial.slice(newline + 1);
-    }
-    notify();
-  });
-  child.stdout!.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString()).slice(-10_000)));
-  let exitInfo: Exit | undefined;
-  const exited = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exitInfo = {code, signal, at: Date.now()};
-      notify();
-      resolve(exitInfo);
-    });
-  });
-  const output = () => lines.map((l) => l.text).join('\n') + (partial ? `\n${partial}` : '') + (stdout ? `\n[stdout]\n${stdout}` : '');
-
-  const waitForLine = (pattern: RegExp, timeoutMs = 10_000, since = 0): Promise<LogLine> =>
-    new Promise((resolve, reject) => {
-      const check = () => {
-        const found = lines.find((l) => l.at >= since && pattern.test(l.text));
-        if (found) finish(() => resolve(found));
-        else if (exitInfo) finish(() => reject(new Error(`${options.name} exited (${exitInfo!.code ?? exitInfo!.signal}) before logging ${pattern}:\n${output()}`)));
-      };
-      const timer = setTimeout(() => finish(() => reject(new Error(`${options.name} logged no ${pattern} within ${timeoutMs}ms:\n${output()}`))), timeoutMs);
-      // Waits raced against others (the first of several standbys to lead) stay pending; they must not keep the test process alive.
-      timer.unref();
-      const finish = (settle: () => void) => {
-        clearTimeout(timer);
-        waiters.delete(check);
-        settle();
-      };
-      waiters.add(check);
-      check();
-    });
+  const {child, lines, exited, exit, output, waitForLine} = spawnDaemon(options.name, args);
 
   const signal = async (sig: NodeJS.Signals, timeoutMs = 10_000): Promise<Exit> => {
-    if (exitInfo) return exitInfo;
+    const done = exit();
+    if (done) return done;
     child.kill(sig);
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    const exit = await exited;
+    const result = await exited;
     clearTimeout(timer);
-    return exit;
+    return result;
   };
 
   let identity: string;
@@ -161,7 +106,7 @@ export async function startControllerManager(options: StartOptions): Promise<Con
     url,
     lines,
     exited,
-    exit: () => exitInfo,
+    exit,
     output,
     waitForLine,
     get: (path, timeoutMs = 5000) => httpsGet(url + path, timeoutMs),
