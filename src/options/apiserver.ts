@@ -259,15 +259,15 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'agent-certificate-authority', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'CA file for verifying node agents.', section: SERVING, implemented: false,
+    help: 'CA file for verifying node agents.', section: SERVING, implemented: true,
   },
   {
     name: 'agent-client-certificate', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Client certificate this server presents to node agents.', section: SERVING, implemented: false,
+    help: 'Client certificate this server presents to node agents.', section: SERVING, implemented: true,
   },
   {
     name: 'agent-client-key', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Private key for the node agent client certificate.', section: SERVING, implemented: false,
+    help: 'Private key for the node agent client certificate.', section: SERVING, implemented: true,
   },
   {
     name: 'agent-preferred-address-types', type: 'strings', seedType: 'strings',

@@ -23,6 +23,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
+  'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
@@ -43,6 +44,9 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     tlsMinVersion: tlsMin ? NODE_TLS_VERSION[tlsMin as keyof typeof NODE_TLS_VERSION] : undefined,
     ciphers: cipherSuites ? toOpenSslCipherList(cipherSuites) : undefined,
     sniCertKeys: list(values['tls-sni-cert-key']),
+    agentCertificateAuthority: str(values['agent-certificate-authority']),
+    agentClientCertificate: str(values['agent-client-certificate']),
+    agentClientKey: str(values['agent-client-key']),
     disableHttp2: values['disable-http2-serving'] === true,
     http2MaxStreamsPerConnection: (values['http2-max-streams-per-connection'] as number) ?? 0,
     keyPrefix: (str(values['kvstore-prefix']) ?? '/registry').replace(/\/+$/, ''),

@@ -14,6 +14,7 @@ import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writePlainNotFound} from './rest/http-io.js';
 import {BUILTIN_RESOURCES} from '../../api/resources.js';
 import {resourceKeyPrefix} from './storage-keys.js';
+import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
 import {createEventSweeper} from './rest/event-ttl.js';
 import {
@@ -67,6 +68,10 @@ export interface ApiServerConfig {
   tlsMinVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   /** OpenSSL cipher list for Node's `ciphers`. */
   ciphers?: string;
+  /** --agent-certificate-authority, --agent-client-certificate, --agent-client-key (for `kubectl logs`). */
+  agentCertificateAuthority?: string;
+  agentClientCertificate?: string;
+  agentClientKey?: string;
   /** --tls-sni-cert-key entries: `certfile,keyfile[:domain,...]`. */
   sniCertKeys?: string[];
   disableHttp2: boolean;
@@ -117,6 +122,7 @@ export class ApiServer {
   private boundPort = 0;
   private storeRevision = 0;
   private storeReachable = false;
+  private agentTls: AgentTls = {};
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -147,6 +153,8 @@ export class ApiServer {
     log.info('Storage ready', 'engine', store.engine);
 
     const {key, cert, caPem} = await this.certificates();
+    const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
+    this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey)};
     const auth = await createAuthentication({
       anonymousAuth: c.anonymousAuth,
       clientCaFile: c.clientCaFile,
@@ -300,6 +308,14 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (health(req, res)) return;
+      }
+      const logPath = POD_LOG_PATH.exec(path);
+      if (logPath && req.method === 'GET') {
+        const [, namespace, name] = logPath;
+        const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: true, apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource: 'log', namespace, name};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return servePodLog(req, res, logPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
       }
       const handled = await api(req, res, {
         user,

@@ -1,0 +1,89 @@
+/**
+ * GET /api/v1/namespaces/<ns>/pods/<name>/log (`kubectl logs`): the API server finds the pod's
+ * node and proxies to that node's agent (`/containerLogs/<ns>/<pod>/<container>` on the port the
+ * node reports in status.daemonEndpoints), as upstream's log subresource does. Without
+ * --agent-certificate-authority the agent's serving certificate is not verified, as upstream does
+ * without a kubelet CA; --agent-client-certificate/--agent-client-key authenticate to it.
+ */
+import {request as httpsRequest} from 'node:https';
+import type {IncomingMessage, ServerResponse} from 'node:http';
+import type {Store} from './storage/store.js';
+import {writeStatusObject} from './filters/index.js';
+
+export const POD_LOG_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/;
+
+export interface AgentTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+}
+
+const QUERY_FORWARDED = ['tailLines', 'limitBytes', 'follow', 'previous', 'sinceSeconds', 'sinceTime', 'timestamps'];
+
+function fail(res: ServerResponse, code: number, reason: string, message: string): void {
+  writeStatusObject(res, {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, details: {}, code});
+}
+
+interface PodLike {
+  spec?: {nodeName?: string; containers?: {name: string}[]};
+}
+interface NodeLike {
+  status?: {addresses?: {type: string; address: string}[]; daemonEndpoints?: {kubeletEndpoint?: {Port?: number}}};
+}
+
+/** Which container to read: the one asked for, or the only one; upstream's messages otherwise. */
+export function chooseContainer(podName: string, pod: PodLike, asked: string | null): {container?: string; error?: string} {
+  const names = (pod.spec?.containers ?? []).map((c) => c.name);
+  if (asked) {
+    return names.includes(asked) ? {container: asked} : {error: `container ${asked} is not valid for pod ${podName}`};
+  }
+  if (names.length === 1) return {container: names[0]};
+  return {error: `a container name must be specified for pod ${podName}, choose one of: [${names.join(' ')}]`};
+}
+
+export async function servePodLog(
+  req: IncomingMessage,
+  res: ServerResponse,
+  match: RegExpExecArray,
+  store: Store,
+  keyPrefix: string,
+  tls: AgentTls,
+): Promise<void> {
+  const [, namespace, name] = match;
+  const url = new URL(req.url ?? '/', 'https://local');
+  const podKv = await store.get(`${keyPrefix}/pods/${namespace}/${name}`);
+  if (!podKv) return fail(res, 404, 'NotFound', `pods "${name}" not found`);
+  const pod = JSON.parse(podKv.value) as PodLike;
+  const chosen = chooseContainer(name, pod, url.searchParams.get('container'));
+  if (chosen.error) return fail(res, 400, 'BadRequest', chosen.error);
+  const nodeName = pod.spec?.nodeName;
+  if (!nodeName) return fail(res, 400, 'BadRequest', `pod ${name} does not have a host assigned`);
+  const nodeKv = await store.get(`${keyPrefix}/minions/${nodeName}`);
+  const node = nodeKv ? (JSON.parse(nodeKv.value) as NodeLike) : undefined;
+  const address = node?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? node?.status?.addresses?.[0]?.address;
+  const port = node?.status?.daemonEndpoints?.kubeletEndpoint?.Port;
+  if (!address || !port) return fail(res, 500, 'InternalError', `node ${nodeName} reports no address or agent port`);
+
+  const query = new URLSearchParams();
+  for (const key of QUERY_FORWARDED) {
+    const value = url.searchParams.get(key);
+    if (value !== null) query.set(key, value);
+  }
+  const host = address.includes(':') ? `[${address}]` : address;
+  const target = `https://${host}:${port}/containerLogs/${namespace}/${name}/${chosen.container}${query.size ? `?${query}` : ''}`;
+  await new Promise<void>((resolve) => {
+    const upstream = httpsRequest(target, {ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: Boolean(tls.ca), timeout: 30_000}, (reply: IncomingMessage) => {
+      res.writeHead(reply.statusCode ?? 502, {'Content-Type': reply.headers['content-type'] ?? 'text/plain'});
+      reply.pipe(res);
+      reply.on('end', resolve);
+      reply.on('error', resolve);
+    });
+    upstream.on('error', (error) => {
+      if (!res.headersSent) fail(res, 500, 'InternalError', `Get "${target}": ${error.message}`);
+      else res.end();
+      resolve();
+    });
+    res.on('close', () => upstream.destroy());
+    upstream.end();
+  });
+}
