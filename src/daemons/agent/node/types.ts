@@ -3,6 +3,7 @@
  * to the fields it reads or sets. Times are RFC 3339 strings, as on the wire.
  */
 import type { Taint } from '../../../options/value-labels.js';
+import type {OwnerReference} from '../../../api/meta.js';
 
 export type { Taint };
 
@@ -61,14 +62,7 @@ export interface ObjectMeta {
   [field: string]: unknown;
 }
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type {OwnerReference};
 
 export interface NodeObject {
   apiVersion: 'v1';

@@ -3,15 +3,9 @@
  * subset the sources read and write, the annotation keys, the source names and the updates the
  * merger hands to its listener.
  */
+import type {OwnerReference} from '../../../api/meta.js';
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type {OwnerReference};
 
 export interface SourcePodMeta {
   name?: string;

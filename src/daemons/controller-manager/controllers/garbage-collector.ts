@@ -31,6 +31,7 @@ import {
 import {parseGroupVersion, type ApiResourceList} from '../../../client/resource-mapper.js';
 import {getOrUndefined, intOption, runWorkers, seg} from './endpoints.js';
 import type {ControllerContext, ControllerDescriptor, RunningController} from './types.js';
+import type {OwnerReference} from '../../../api/meta.js';
 
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 export const ORPHAN_FINALIZER = 'orphan';
@@ -41,14 +42,7 @@ const GRAPH_SYNC_TIMEOUT_MS = 30_000;
 /** Upstream's absentOwnerCache size: owner UIDs known to be gone, so dependents of one owner cost one GET. */
 const ABSENT_OWNER_CACHE_SIZE = 500;
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type {OwnerReference};
 
 interface Metadata {
   name?: string;

@@ -7,18 +7,12 @@
  * The I/O (informers, queue, REST calls) lives in replicaset.ts.
  */
 import { matchesLabels, type LabelRequirement } from '../../../api/selectors.js';
+import type {OwnerReference} from '../../../api/meta.js';
 
 // ---------------------------------------------------------------------------------------------
 // The shapes read and written (only the fields these controllers use).
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type {OwnerReference};
 
 export interface ObjectMeta {
   name?: string;

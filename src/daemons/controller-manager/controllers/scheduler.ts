@@ -36,6 +36,7 @@ import {
 } from '../../../client/informers/index.js';
 import { parseQuantity } from '../../../options/quantity.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
+import {toleratesTaint} from '../../../api/meta.js';
 
 export const SCHEDULER_NAME = 'default-scheduler';
 export const TAINT_UNSCHEDULABLE = 'node.orch.io/unschedulable';
@@ -241,20 +242,7 @@ export function allocatableOf(node: Node): Allocatable {
 // ---------------------------------------------------------------------------------------------
 // Pure: taints and tolerations (upstream's v1helper).
 
-/** Upstream's Toleration.ToleratesTaint. */
-export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
-  if (toleration.effect && toleration.effect !== taint.effect) return false;
-  if (toleration.key && toleration.key !== taint.key) return false;
-  switch (toleration.operator ?? '') {
-    case '':
-    case 'Equal':
-      return (toleration.value ?? '') === (taint.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
-}
+export {toleratesTaint} from '../../../api/meta.js';
 
 export function toleratesAll(tolerations: readonly Toleration[] | undefined, taint: Taint): boolean {
   return (tolerations ?? []).some((t) => toleratesTaint(t, taint));

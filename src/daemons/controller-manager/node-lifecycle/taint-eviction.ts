@@ -8,21 +8,9 @@
  * pass's granularity. Time is passed in (ms) so this is pure bookkeeping.
  */
 import type {Pod, Taint, Toleration} from './types.js';
+import {toleratesTaint} from '../../../api/meta.js';
 
-/** Upstream's Toleration.ToleratesTaint. */
-export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
-  if (toleration.effect && toleration.effect !== taint.effect) return false;
-  if (toleration.key && toleration.key !== taint.key) return false;
-  switch (toleration.operator ?? '') {
-    case '':
-    case 'Equal':
-      return (toleration.value ?? '') === (taint.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
-}
+export {toleratesTaint} from '../../../api/meta.js';
 
 /** Upstream's GetMatchingTolerations: for each taint the first toleration of it, or undefined if one is not tolerated. */
 export function matchingTolerations(taints: readonly Taint[], tolerations: readonly Toleration[]): Toleration[] | undefined {
