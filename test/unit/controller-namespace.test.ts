@@ -4,11 +4,8 @@
  * finalizer keeps the namespace Terminating with upstream's conditions until the finalizer goes;
  * plus table tests of the pure parts (which resources, which conditions, how long to wait).
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { Logger } from '../../src/lib/klog.js';
-import { RestClient } from '../../src/client/rest-client.js';
-import { clientListWatcher, noopMetricsProvider, SharedInformerFactory } from '../../src/client/informers/index.js';
-import type { ControllerContext, RunningController } from '../../src/daemons/controller-manager/controllers/types.js';
+import { describe, expect, it } from '@jest/globals';
+import type { RunningController } from '../../src/daemons/controller-manager/controllers/types.js';
 import {
   collectionPath,
   deletableResources,
@@ -18,52 +15,21 @@ import {
   updateConditions,
   type DeletionFindings,
 } from '../../src/daemons/controller-manager/controllers/namespace.js';
-import { call, startTestApi, type TestApi } from '../helpers/memory-store.js';
+import { call } from '../helpers/memory-store.js';
+import { eventually as eventuallyWithin, useControllerHarness } from '../helpers/controller-harness.js';
 
-const quiet: Logger = { info() {}, warning() {}, error() {}, v: () => ({ enabled: false, info() {} }) };
+const eventually = <T,>(probe: () => Promise<T | undefined | false>) => eventuallyWithin(probe, 8000);
 
-async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs}ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+const h = useControllerHarness();
+
+function startController(options: Record<string, unknown>): Promise<RunningController> {
+  return h.start(namespaceController, options);
 }
-
-let api: TestApi;
-let client: RestClient;
-let factory: SharedInformerFactory;
-let stop: AbortController;
-let running: RunningController | undefined;
-
-async function startController(options: Record<string, unknown>): Promise<RunningController> {
-  const ctx: ControllerContext = { client, informers: factory, options, metrics: noopMetricsProvider, logger: quiet, now: () => Date.now() };
-  running = await namespaceController.start(ctx, stop.signal);
-  return running;
-}
-
-beforeEach(async () => {
-  api = await startTestApi();
-  client = new RestClient({ config: { server: api.url, insecure: false } });
-  factory = new SharedInformerFactory({ listWatcherFor: (_ref, path) => clientListWatcher(client, path) });
-  stop = new AbortController();
-  running = undefined;
-});
-
-afterEach(async () => {
-  stop.abort();
-  await running?.done;
-  await factory.shutdown();
-  client.close();
-  await api.close();
-});
 
 const configMap = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { k: 'v' } });
 
 async function create(path: string, body: unknown): Promise<void> {
-  const reply = await call(api, 'POST', path, { body });
+  const reply = await call(h.api, 'POST', path, { body });
   if (reply.status !== 201) throw new Error(`POST ${path}: ${reply.status} ${reply.text}`);
 }
 
@@ -78,7 +44,7 @@ async function fill(ns: string): Promise<void> {
   });
 }
 
-const count = async (path: string) => ((await call(api, 'GET', path)).body?.items ?? []).length;
+const count = async (path: string) => ((await call(h.api, 'GET', path)).body?.items ?? []).length;
 
 describe('namespace controller (against the REST API)', () => {
   it('empties a deleted namespace in every group, removes its finalizer so it goes away, and leaves other namespaces alone', async () => {
@@ -86,14 +52,14 @@ describe('namespace controller (against the REST API)', () => {
     await fill('kept');
     const controller = await startController({ 'concurrent-namespace-syncs': 3 });
 
-    expect((await call(api, 'DELETE', '/api/v1/namespaces/doomed')).body.status.phase).toBe('Terminating');
-    await eventually(async () => (await call(api, 'GET', '/api/v1/namespaces/doomed')).status === 404);
+    expect((await call(h.api, 'DELETE', '/api/v1/namespaces/doomed')).body.status.phase).toBe('Terminating');
+    await eventually(async () => (await call(h.api, 'GET', '/api/v1/namespaces/doomed')).status === 404);
 
     for (const kind of ['configmaps', 'secrets', 'pods']) expect(await count(`/api/v1/namespaces/doomed/${kind}`)).toBe(0);
     expect(await count('/apis/apps/v1/namespaces/doomed/deployments')).toBe(0);
     for (const kind of ['configmaps', 'secrets', 'pods']) expect(await count(`/api/v1/namespaces/kept/${kind}`)).toBe(1);
     expect(await count('/apis/apps/v1/namespaces/kept/deployments')).toBe(1);
-    expect((await call(api, 'GET', '/api/v1/namespaces/kept')).body.status.phase).toBe('Active');
+    expect((await call(h.api, 'GET', '/api/v1/namespaces/kept')).body.status.phase).toBe('Active');
 
     expect(controller.snapshot()).toMatchObject({ name: 'namespace', workers: 3, queueDepth: 0 });
   });
@@ -104,10 +70,10 @@ describe('namespace controller (against the REST API)', () => {
     await create('/api/v1/namespaces/held/configmaps', configMap('loose'));
     // A short sync period: the controller's own wait for finalizers is upstream's 8 seconds.
     await startController({ 'namespace-sync-period': { ms: 200, text: '200ms' } });
-    await call(api, 'DELETE', '/api/v1/namespaces/held');
+    await call(h.api, 'DELETE', '/api/v1/namespaces/held');
 
     const namespace = await eventually(async () => {
-      const ns = (await call(api, 'GET', '/api/v1/namespaces/held')).body;
+      const ns = (await call(h.api, 'GET', '/api/v1/namespaces/held')).body;
       return ns.status?.conditions?.some((c: { type: string; status: string }) => c.type === 'NamespaceContentRemaining' && c.status === 'True') && ns;
     });
     const byType = Object.fromEntries(namespace.status.conditions.map((c: { type: string }) => [c.type, c]));
@@ -119,10 +85,10 @@ describe('namespace controller (against the REST API)', () => {
     expect(byType.NamespaceDeletionContentFailure).toMatchObject({ status: 'False', reason: 'ContentDeleted' });
     expect(namespace.spec.finalizers).toEqual(['orch']);
     expect(namespace.status.phase).toBe('Terminating');
-    expect((await call(api, 'GET', '/api/v1/namespaces/held/configmaps/loose')).status).toBe(404);
+    expect((await call(h.api, 'GET', '/api/v1/namespaces/held/configmaps/loose')).status).toBe(404);
 
-    await call(api, 'PATCH', '/api/v1/namespaces/held/configmaps/pinned', { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
-    await eventually(async () => (await call(api, 'GET', '/api/v1/namespaces/held')).status === 404);
+    await call(h.api, 'PATCH', '/api/v1/namespaces/held/configmaps/pinned', { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    await eventually(async () => (await call(h.api, 'GET', '/api/v1/namespaces/held')).status === 404);
   });
 
   it('does nothing to a namespace that is not being deleted', async () => {
@@ -130,7 +96,7 @@ describe('namespace controller (against the REST API)', () => {
     await create('/api/v1/namespaces/live/configmaps', configMap('settings'));
     const controller = await startController({ 'namespace-sync-period': { ms: 50, text: '50ms' } });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const ns = (await call(api, 'GET', '/api/v1/namespaces/live')).body;
+    const ns = (await call(h.api, 'GET', '/api/v1/namespaces/live')).body;
     expect(ns.spec.finalizers).toEqual(['orch']);
     expect(ns.status).toEqual({ phase: 'Active' });
     expect(await count('/api/v1/namespaces/live/configmaps')).toBe(1);

@@ -6,11 +6,9 @@
  * terminating pods on out-of-service nodes are force-deleted; unscheduled terminating pods are
  * marked Failed. Plus table tests of the selection rules.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { Logger } from '../../src/lib/klog.js';
-import { RestClient } from '../../src/client/rest-client.js';
-import { clientListWatcher, noopMetricsProvider, SharedInformerFactory } from '../../src/client/informers/index.js';
-import type { ControllerContext, RunningController } from '../../src/daemons/controller-manager/controllers/types.js';
+import { describe, expect, it } from '@jest/globals';
+import { eventually, pause, useControllerHarness } from '../helpers/controller-harness.js';
+import type { RunningController } from '../../src/daemons/controller-manager/controllers/types.js';
 import {
   createPodGcController,
   outOfServiceTerminatingPods,
@@ -21,52 +19,18 @@ import {
   type Node,
   type Pod,
 } from '../../src/daemons/controller-manager/controllers/podgc.js';
-import { call, startTestApi, WatchReader, type TestApi } from '../helpers/memory-store.js';
+import { call, WatchReader } from '../helpers/memory-store.js';
 
-const quiet: Logger = { info() {}, warning() {}, error() {}, v: () => ({ enabled: false, info() {} }) };
 const PODS = '/api/v1/namespaces/default/pods';
 
-async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs}ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-let api: TestApi;
-let client: RestClient;
-let factory: SharedInformerFactory;
-let stop: AbortController;
-let running: RunningController | undefined;
-
-beforeEach(async () => {
-  api = await startTestApi();
-  client = new RestClient({ config: { server: api.url, insecure: false } });
-  factory = new SharedInformerFactory({ listWatcherFor: (_ref, path) => clientListWatcher(client, path) });
-  stop = new AbortController();
-  running = undefined;
-});
-
-afterEach(async () => {
-  stop.abort();
-  await running?.done;
-  await factory.shutdown();
-  client.close();
-  await api.close();
-});
+const h = useControllerHarness();
 
 async function startGc(options: Record<string, unknown>, timing = { gcCheckPeriodMs: 50, quarantineMs: 400 }): Promise<RunningController> {
-  const ctx: ControllerContext = { client, informers: factory, options, metrics: noopMetricsProvider, logger: quiet, now: () => Date.now() };
-  running = await createPodGcController(timing).start(ctx, stop.signal);
-  return running;
+  return h.start(createPodGcController(timing), options);
 }
 
 async function createPod(name: string, fields: { nodeName?: string; phase?: string; reason?: string; finalizers?: string[] } = {}): Promise<void> {
-  const reply = await call(api, 'POST', PODS, {
+  const reply = await call(h.api, 'POST', PODS, {
     body: {
       apiVersion: 'v1', kind: 'Pod',
       metadata: { name, ...(fields.finalizers ? { finalizers: fields.finalizers } : {}) },
@@ -76,20 +40,20 @@ async function createPod(name: string, fields: { nodeName?: string; phase?: stri
   if (reply.status !== 201) throw new Error(`create pod ${name}: ${reply.status} ${reply.text}`);
   if (fields.phase) {
     const status = { phase: fields.phase, ...(fields.reason ? { reason: fields.reason } : {}) };
-    const patched = await call(api, 'PATCH', `${PODS}/${name}/status`, { body: { status }, contentType: 'application/merge-patch+json' });
+    const patched = await call(h.api, 'PATCH', `${PODS}/${name}/status`, { body: { status }, contentType: 'application/merge-patch+json' });
     if (patched.status !== 200) throw new Error(`status of pod ${name}: ${patched.status} ${patched.text}`);
   }
   // Distinct creation timestamps, so "oldest first" means something.
-  api.clock.advance(1000);
+  h.api.clock.advance(1000);
 }
 
 async function createNode(name: string, fields: { ready?: boolean; taints?: { key: string; effect: string }[] } = {}): Promise<void> {
-  await call(api, 'POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: fields.taints ? { taints: fields.taints } : {} } });
+  await call(h.api, 'POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: fields.taints ? { taints: fields.taints } : {} } });
   const conditions = [{ type: 'Ready', status: fields.ready === false ? 'False' : 'True' }];
-  await call(api, 'PATCH', `/api/v1/nodes/${name}/status`, { body: { status: { conditions } }, contentType: 'application/merge-patch+json' });
+  await call(h.api, 'PATCH', `/api/v1/nodes/${name}/status`, { body: { status: { conditions } }, contentType: 'application/merge-patch+json' });
 }
 
-const podNames = async () => ((await call(api, 'GET', PODS)).body.items as Pod[]).map((p) => p.metadata!.name).sort();
+const podNames = async () => ((await call(h.api, 'GET', PODS)).body.items as Pod[]).map((p) => p.metadata!.name).sort();
 
 describe('podgc (against the REST API)', () => {
   it('deletes the finished pods beyond the threshold, evicted first, then oldest', async () => {
@@ -118,7 +82,7 @@ describe('podgc (against the REST API)', () => {
     await createPod('on-alive', { nodeName: 'alive', phase: 'Running' });
     await createPod('on-ghost', { nodeName: 'ghost', phase: 'Running' });
     await createPod('on-late', { nodeName: 'late', phase: 'Running' });
-    const { reader, controller: watch } = await WatchReader.open(api, `${PODS}?watch=true&fieldSelector=metadata.name%3Don-ghost`);
+    const { reader, controller: watch } = await WatchReader.open(h.api, `${PODS}?watch=true&fieldSelector=metadata.name%3Don-ghost`);
     try {
       const started = Date.now();
       const gc = await startGc({}, { gcCheckPeriodMs: 50, quarantineMs: 800 });
@@ -151,18 +115,18 @@ describe('podgc (against the REST API)', () => {
     await createPod('stuck', { nodeName: 'broken', phase: 'Running' });
     await createPod('draining', { nodeName: 'healthy', phase: 'Running' });
     await createPod('never-scheduled', { finalizers: ['example.com/hold'] });
-    for (const name of ['stuck', 'draining', 'never-scheduled']) await call(api, 'DELETE', `${PODS}/${name}`);
+    for (const name of ['stuck', 'draining', 'never-scheduled']) await call(h.api, 'DELETE', `${PODS}/${name}`);
     // Graceful deletion holds the scheduled pods, the finalizer the unscheduled one.
     expect(await podNames()).toEqual(['draining', 'never-scheduled', 'stuck']);
 
     await startGc({});
     await eventually(async () => !(await podNames()).includes('stuck'));
     const unscheduled = await eventually(async () => {
-      const pod = (await call(api, 'GET', `${PODS}/never-scheduled`)).body;
+      const pod = (await call(h.api, 'GET', `${PODS}/never-scheduled`)).body;
       return pod.status.phase === 'Failed' && pod;
     });
     expect(unscheduled.metadata.deletionTimestamp).toBeDefined();
-    const draining = (await call(api, 'GET', `${PODS}/draining`)).body;
+    const draining = (await call(h.api, 'GET', `${PODS}/draining`)).body;
     expect(draining.status.phase).toBe('Running');
   });
 
@@ -170,12 +134,11 @@ describe('podgc (against the REST API)', () => {
     await createPod('done-1', { phase: 'Succeeded' });
     await createPod('done-2', { phase: 'Succeeded' });
     await createPod('on-ghost', { nodeName: 'ghost', phase: 'Running' });
-    const ctx: ControllerContext = { client, informers: factory, options: { 'terminated-pod-gc-threshold': 1 }, metrics: noopMetricsProvider, logger: quiet, now: () => Date.now() };
-    running = await podGcController.start(ctx, stop.signal);
+    await h.start(podGcController, { 'terminated-pod-gc-threshold': 1 });
     await eventually(async () => !(await podNames()).includes('done-1'));
     await pause(300);
     expect(await podNames()).toEqual(['done-2', 'on-ghost']);
-    expect(running.snapshot().details).toMatchObject({ quarantinedNodes: 1 });
+    expect(h.running!.snapshot().details).toMatchObject({ quarantinedNodes: 1 });
   });
 });
 

@@ -6,11 +6,10 @@
  * fits gets a FailedScheduling event with upstream's message and PodScheduled=False, and is bound
  * once a node that fits appears or a bound pod goes away; repeated failures bump one event's count.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { Logger } from '../../src/lib/klog.js';
-import { RestClient } from '../../src/client/rest-client.js';
-import { clientListWatcher, noopMetricsProvider, SharedInformerFactory } from '../../src/client/informers/index.js';
-import type { ControllerContext, RunningController } from '../../src/daemons/controller-manager/controllers/types.js';
+import { describe, expect, it } from '@jest/globals';
+import type { RunningController } from '../../src/daemons/controller-manager/controllers/types.js';
+import { eventually, pause, useControllerHarness } from '../helpers/controller-harness.js';
+import { clientListWatcher } from '../../src/client/informers/index.js';
 import { selectControllers } from '../../src/daemons/controller-manager/controllers/index.js';
 import {
   affinityNodeNames,
@@ -37,7 +36,7 @@ import {
   type Taint,
   type Toleration,
 } from '../../src/daemons/controller-manager/controllers/scheduler.js';
-import { call, startTestApi, type TestApi } from '../helpers/memory-store.js';
+import { call } from '../helpers/memory-store.js';
 
 const Mi = 1024 * 1024;
 const Gi = 1024 * Mi;
@@ -433,70 +432,36 @@ describe('registration', () => {
 // ---------------------------------------------------------------------------------------------
 // The controller against the REST API.
 
-const quiet: Logger = { info() {}, warning() {}, error() {}, v: () => ({ enabled: false, info() {} }) };
 const PODS = '/api/v1/namespaces/default/pods';
 
-async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs}ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('scheduler controller', () => {
-  let api: TestApi;
-  let client: RestClient;
-  let factory: SharedInformerFactory;
-  let stop: AbortController;
-  let running: RunningController | undefined;
-
-  beforeEach(async () => {
-    api = await startTestApi();
-    client = new RestClient({ config: { server: api.url, insecure: false } });
-    factory = new SharedInformerFactory({ listWatcherFor: (_ref, path) => clientListWatcher(client, path) });
-    stop = new AbortController();
-    running = undefined;
-  });
-
-  afterEach(async () => {
-    stop.abort();
-    await running?.done;
-    await factory.shutdown();
-    client.close();
-    await api.close();
-  });
+  const h = useControllerHarness();
 
   async function startScheduler(timing = { initialBackoffMs: 20, maxBackoffMs: 100, maxInUnschedulableMs: 60_000 }): Promise<RunningController> {
-    const ctx: ControllerContext = { client, informers: factory, options: {}, metrics: noopMetricsProvider, logger: quiet, now: () => Date.now() };
-    running = await createSchedulerController(timing).start(ctx, stop.signal);
-    return running;
+    return h.start(createSchedulerController(timing));
   }
 
   async function createNode(n: Node): Promise<void> {
-    const created = await call(api, 'POST', '/api/v1/nodes', { body: { ...n, status: undefined } });
+    const created = await call(h.api, 'POST', '/api/v1/nodes', { body: { ...n, status: undefined } });
     if (created.status !== 201) throw new Error(`create node: ${created.status} ${created.text}`);
-    const patched = await call(api, 'PATCH', `/api/v1/nodes/${n.metadata?.name}/status`, { body: { status: n.status }, contentType: 'application/merge-patch+json' });
+    const patched = await call(h.api, 'PATCH', `/api/v1/nodes/${n.metadata?.name}/status`, { body: { status: n.status }, contentType: 'application/merge-patch+json' });
     if (patched.status !== 200) throw new Error(`node status: ${patched.status} ${patched.text}`);
   }
 
   async function createPod(p: Pod): Promise<void> {
     const { status: _status, ...body } = p;
-    const reply = await call(api, 'POST', PODS, { body: { ...body, spec: { ...body.spec, containers: body.spec?.containers?.map((c) => ({ ...c, image: 'busybox' })) } } });
+    const reply = await call(h.api, 'POST', PODS, { body: { ...body, spec: { ...body.spec, containers: body.spec?.containers?.map((c) => ({ ...c, image: 'busybox' })) } } });
     if (reply.status !== 201) throw new Error(`create pod: ${reply.status} ${reply.text}`);
   }
 
   async function getPod(name: string): Promise<Pod> {
-    return (await call(api, 'GET', `${PODS}/${name}`)).body as Pod;
+    return (await call(h.api, 'GET', `${PODS}/${name}`)).body as Pod;
   }
 
   const boundNode = async (name: string) => (await getPod(name)).spec?.nodeName;
 
   async function eventsOf(name: string): Promise<{ type: string; reason: string; message: string; count: number; source?: { component?: string } }[]> {
-    const list = (await call(api, 'GET', '/api/v1/namespaces/default/events')).body as { items: any[] };
+    const list = (await call(h.api, 'GET', '/api/v1/namespaces/default/events')).body as { items: any[] };
     return list.items.filter((e) => e.involvedObject?.name === name && e.involvedObject?.kind === 'Pod');
   }
 
@@ -530,7 +495,7 @@ describe('scheduler controller', () => {
     });
     await pause(200);
     expect(await boundNode('other-scheduler')).toBeUndefined();
-    expect(running!.snapshot()).toMatchObject({ name: 'scheduler', details: { scheduled: 4 } });
+    expect(h.running!.snapshot()).toMatchObject({ name: 'scheduler', details: { scheduled: 4 } });
   });
 
   it('spreads best-effort pods over equal nodes, the first to the first name', async () => {
@@ -582,7 +547,7 @@ describe('scheduler controller', () => {
     expect(await boundNode('third')).toBeUndefined();
 
     const freed = await boundNode('first');
-    const deleted = await call(api, 'DELETE', `${PODS}/first`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } });
+    const deleted = await call(h.api, 'DELETE', `${PODS}/first`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } });
     expect(deleted.status).toBe(200);
     expect(await eventually(() => boundNode('third'))).toBe(freed);
   });
@@ -590,10 +555,8 @@ describe('scheduler controller', () => {
   it('counts a pod it bound before the pod watch shows it bound', async () => {
     // A pod watch that lags 300ms behind the store: the cache still shows the first pod unbound
     // when the second is scheduled, so only the scheduler's own record keeps both off one node.
-    await factory.shutdown();
-    factory = new SharedInformerFactory({
-      listWatcherFor: (_ref, path) => {
-        const inner = clientListWatcher(client, path);
+    await h.replaceListWatcher((_ref, path) => {
+        const inner = clientListWatcher(h.client, path);
         if (!path.endsWith('/pods')) return inner;
         return {
           list: (options) => inner.list(options),
@@ -603,7 +566,6 @@ describe('scheduler controller', () => {
             return { close: () => ((closed = true), handle.close()) };
           },
         };
-      },
     });
     await createNode(node('a', { cpu: '1' }));
     await createNode(node('b', { cpu: '1' }));
@@ -622,7 +584,7 @@ describe('scheduler controller', () => {
     await createPod(pod('waiter'));
     await eventually(async () => (await eventsOf('waiter')).find((e) => e.message.startsWith('0/1 nodes are available: 1 Too many pods.')));
 
-    const finished = await call(api, 'PATCH', `${PODS}/runner/status`, { body: { status: { phase: 'Succeeded' } }, contentType: 'application/merge-patch+json' });
+    const finished = await call(h.api, 'PATCH', `${PODS}/runner/status`, { body: { status: { phase: 'Succeeded' } }, contentType: 'application/merge-patch+json' });
     expect(finished.status).toBe(200);
     expect(await eventually(() => boundNode('waiter'))).toBe('one');
   });
@@ -636,7 +598,7 @@ describe('scheduler controller', () => {
       return failures.length === 1 && failures[0].count >= 3 && failures;
     });
     expect(repeated[0].message).toBe('0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..');
-    expect(running!.snapshot().details).toMatchObject({ unschedulable: 1 });
+    expect(h.running!.snapshot().details).toMatchObject({ unschedulable: 1 });
   });
 
   it('leaves a pod alone when no node exists, saying so, and binds it when a Ready node registers', async () => {
@@ -646,14 +608,14 @@ describe('scheduler controller', () => {
     await createNode(node('late', { ready: 'False' }));
     await pause(150);
     expect(await boundNode('early')).toBeUndefined();
-    const ready = await call(api, 'PATCH', '/api/v1/nodes/late/status', { body: { status: { conditions: [{ type: 'Ready', status: 'True' }] } }, contentType: 'application/merge-patch+json' });
+    const ready = await call(h.api, 'PATCH', '/api/v1/nodes/late/status', { body: { status: { conditions: [{ type: 'Ready', status: 'True' }] } }, contentType: 'application/merge-patch+json' });
     expect(ready.status).toBe(200);
     expect(await eventually(() => boundNode('early'))).toBe('late');
   });
 
   it('stops when aborted', async () => {
     const controller = await startScheduler();
-    stop.abort();
+    h.abort();
     await expect(controller.done).resolves.toBeUndefined();
   });
 });
