@@ -49,6 +49,13 @@ function lifecycleTests(get: () => AgentProcess) {
     await eventually(() => !processAlive(firstPid), 'the old process to exit', 5000);
     expect(Date.now() - edited).toBeLessThan(FILE_EVENT_BUDGET_MS + 5000);
     expect(processAlive(secondPid)).toBe(true);
+    // /stats/summary reports this machine's memory and filesystem, and the pod's processes.
+    const summary = JSON.parse(await (await fetch(`${agent.readOnlyUrl}/stats/summary`)).text());
+    expect(summary.node.memory.availableBytes).toBeGreaterThan(0);
+    expect(summary.node.fs.capacityBytes).toBeGreaterThan(summary.node.fs.availableBytes);
+    const stats = summary.pods.find((p: {podRef: {name: string}}) => p.podRef.name === `sleeper-${agent.nodeName}`);
+    expect(stats.process_stats.process_count).toBeGreaterThanOrEqual(1);
+    expect(stats.memory.rssBytes).toBeGreaterThan(0);
     const pods = await agent.pods();
     expect(pods.filter((p) => p.metadata.name === `sleeper-${agent.nodeName}`)).toHaveLength(1);
     expect(pods[0].spec.containers[0].command).toEqual(['sh', '-c', 'sleep 601']);

@@ -142,14 +142,14 @@ export async function nodeStatusDeps(loaded: Parameters<typeof nodeSettingsFromC
       // The settings want the version without its `v` (kubeletVersion is `v<version>`).
       const settings = nodeSettingsFromConfig(loaded, version.gitVersion.replace(/^v/, ''));
       let lastRenew: number | undefined;
-      const status = new NodeStatusManager({client: api, settings, pressure: conditions as never, log: (m: string) => log.info(m)} as never);
+      const status = new NodeStatusManager({client: api, settings, pressure: conditions, log: (m: string) => log.info(m)});
       const lease = new NodeLeaseController({
         client: api,
         nodeName: status.nodeName,
         leaseDurationSeconds: settings.nodeLeaseDurationSeconds,
         onRenew: (at: number) => (lastRenew = at),
         onError: (error: unknown) => log.v(2).info('Node lease renewal failed', 'err', error),
-      } as never);
+      });
       return {
         start: () => {
           status.start();

@@ -7,10 +7,10 @@
 import {readFile} from 'node:fs/promises';
 import {cpus, hostname} from 'node:os';
 import {ProcessRuntime, type Pod as RuntimePod, type PodStatus} from './runtime/index.js';
-import {EvictionManager, buildEvictionConfig, collectSignals, type EvictionPod} from './eviction/index.js';
+import {EvictionManager, buildEvictionConfig, collectSignals, type EvictionPod, type PressureCondition} from './eviction/index.js';
 import type {EvictionContainer} from './eviction/types.js';
 import {parseQuantity} from '../../options/quantity.js';
-import {AgentServers, AgentMetrics, serverConfigFromOptions} from './server/index.js';
+import {AgentServers, AgentMetrics, serverConfigFromOptions, type PodStats, type Summary} from './server/index.js';
 import {PodSources, podSource, isStaticPod, type PodUpdate, type SourcePod} from './sources/index.js';
 import {podFromRuntime, type AgentSnapshot, type AgentPodSnapshot} from './state.js';
 import type {LoadedAgentConfiguration} from './config/index.js';
@@ -29,7 +29,7 @@ const quantityBytes = (v: unknown, fallback: number) => (v && typeof v === 'obje
 export interface AgentDeps {
   version: VersionInfo;
   /** The node's status part (registration, status, lease); added by the node module in API server mode. */
-  nodeStatus?: (ctx: {client: RestClient; nodeName: string; conditions: () => Record<string, boolean>}) => {
+  nodeStatus?: (ctx: {client: RestClient; nodeName: string; conditions: () => Record<PressureCondition, boolean>}) => {
     start(): Promise<void> | void;
     stop(): Promise<void> | void;
     snapshot(): AgentSnapshot['apiServer'];
@@ -120,7 +120,7 @@ export class Agent {
     this.eviction.start();
 
     if (this.client && this.deps.nodeStatus && o['register-node'] !== false) {
-      this.node = this.deps.nodeStatus({client: this.client, nodeName: this.nodeName, conditions: () => this.eviction?.conditions() ?? {}});
+      this.node = this.deps.nodeStatus({client: this.client, nodeName: this.nodeName, conditions: () => this.eviction?.conditions() ?? {MemoryPressure: false, DiskPressure: false, PIDPressure: false}});
       await this.node.start();
     }
 
@@ -148,13 +148,48 @@ export class Agent {
           const pod = [...this.pods.values()].find((p) => p.metadata.namespace === ns && p.metadata.name === name);
           return pod ? this.runtime.logPath(pod.metadata.uid as string, container, previous) : undefined;
         },
-        stats: () => ({node: {nodeName: this.nodeName, startTime: new Date().toISOString()}, pods: []}) as never,
+        stats: () => this.statsSummary(rootDir),
         health: () => undefined,
       },
       metricsRegistry: this.registry,
     });
     await this.servers.start();
     log.info('Agent started', 'node', this.nodeName, 'mode', this.mode, 'sources', this.sources.sources.join(','));
+  }
+
+  private readonly startedAt = new Date().toISOString();
+
+  /** /stats/summary: node memory and filesystem from this machine's signals, per-pod memory and process counts. */
+  private async statsSummary(rootDir: string): Promise<Summary> {
+    const {observations, time} = await collectSignals({rootDir});
+    const at = new Date(time).toISOString();
+    const memory = observations['memory.available'];
+    const fs = observations['nodefs.available'];
+    const inodes = observations['nodefs.inodesFree'];
+    const pods: PodStats[] = [];
+    for (const snap of this.runtime.snapshot()) {
+      const pids = this.runtime.podPids(snap.uid);
+      let rssBytes = 0;
+      for (const pid of pids) rssBytes += await rssBytesOf(pid);
+      pods.push({
+        podRef: {name: snap.name, namespace: snap.namespace, uid: snap.uid},
+        startTime: snap.status.startTime ?? at,
+        containers: snap.containers.map((c) => ({name: c.name, startTime: c.status?.state?.running?.startedAt ?? at})),
+        memory: {time: at, workingSetBytes: rssBytes, rssBytes},
+        process_stats: {process_count: pids.length},
+      });
+    }
+    return {
+      node: {
+        nodeName: this.nodeName,
+        startTime: this.startedAt,
+        ...(memory ? {memory: {time: at, availableBytes: memory.available, workingSetBytes: memory.capacity - memory.available}} : {}),
+        ...(fs
+          ? {fs: {time: at, availableBytes: fs.available, capacityBytes: fs.capacity, usedBytes: fs.capacity - fs.available, ...(inodes ? {inodesFree: inodes.available, inodes: inodes.capacity} : {})}}
+          : {}),
+      },
+      pods,
+    };
   }
 
   private async getObject(path: string): Promise<Record<string, unknown> | undefined> {
@@ -277,7 +312,7 @@ export class Agent {
       // Per container, as upstream's stats: the ranking compares usage with requests, and the eviction
       // message names each container using more than it requested.
       const containers = await Promise.all(
-        snap.containers.filter((c) => !c.init && c.pid !== undefined).map(async (c) => ({name: c.name, memoryBytes: await rssBytes(c.pid!)})),
+        snap.containers.filter((c) => !c.init && c.pid !== undefined).map(async (c) => ({name: c.name, memoryBytes: await rssBytesOf(c.pid!)})),
       );
       out.push({
         namespace: snap.namespace,
@@ -373,7 +408,7 @@ function evictionContainer(c: PodSpecContainer): EvictionContainer {
   return {name: c.name, requests};
 }
 
-async function rssBytes(pid: number): Promise<number> {
+async function rssBytesOf(pid: number): Promise<number> {
   try {
     const status = await readFile(`/proc/${pid}/status`, 'utf8');
     const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
