@@ -22,6 +22,15 @@ import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 
 const log = klog('agent/agent.ts');
+const SYNC_LOOP_THRESHOLD_MS = 120_000;
+
+/** Why the `syncloop` check fails (no cycle for 2 minutes since the last one, or since start), or undefined. */
+export function syncLoopProblem(lastSyncAt: number | undefined, startedAt: number, now: number): string | undefined {
+  const since = lastSyncAt ?? startedAt;
+  return now - since > SYNC_LOOP_THRESHOLD_MS
+    ? `sync loop is not running: last cycle ${Math.round((now - since) / 1000)}s ago (threshold ${SYNC_LOOP_THRESHOLD_MS / 1000}s)`
+    : undefined;
+}
 const STATIC_STATUS_RETRIES = 60;
 const ms = (v: unknown, fallback: number) => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
 const quantityBytes = (v: unknown, fallback: number) => (v && typeof v === 'object' && 'value' in v ? (v as {value: number}).value : fallback);
@@ -149,7 +158,7 @@ export class Agent {
           return pod ? this.runtime.logPath(pod.metadata.uid as string, container, previous) : undefined;
         },
         stats: () => this.statsSummary(rootDir),
-        health: () => undefined,
+        health: () => this.syncLoopHealth(),
       },
       metricsRegistry: this.registry,
     });
@@ -158,6 +167,15 @@ export class Agent {
   }
 
   private readonly startedAt = new Date().toISOString();
+
+  /**
+   * The `syncloop` health check, as upstream's: the agent's periodic loop (here the eviction
+   * manager's 10 s cycle, which also measures the node) must have run within the last 2 minutes.
+   */
+  private syncLoopHealth(): void {
+    const problem = syncLoopProblem(this.eviction?.snapshot().lastSyncAt, Date.parse(this.startedAt), Date.now());
+    if (problem) throw new Error(problem);
+  }
 
   /** /stats/summary: node memory and filesystem from this machine's signals, per-pod memory and process counts. */
   private async statsSummary(rootDir: string): Promise<Summary> {
