@@ -15,6 +15,7 @@ import {writePlainNotFound} from './rest/http-io.js';
 import {BUILTIN_RESOURCES} from '../../api/resources.js';
 import {resourceKeyPrefix} from './storage-keys.js';
 import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
+import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
 import {createEventSweeper} from './rest/event-ttl.js';
 import {
@@ -123,6 +124,7 @@ export class ApiServer {
   private storeRevision = 0;
   private storeReachable = false;
   private agentTls: AgentTls = {};
+  private clientCaPems: string[] = [];
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -163,6 +165,7 @@ export class ApiServer {
     });
     for (const warning of auth.warnings) log.warning(warning);
     this.authenticator = auth.authenticator;
+    this.clientCaPems = auth.clientCaPems;
     this.rbac = new RbacInformer(store, c.keyPrefix, (error) => log.v(2).info('RBAC informer error', 'err', error));
     this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index});
 
@@ -259,7 +262,10 @@ export class ApiServer {
       if (created > 0) log.info('Created the default RBAC roles and bindings', 'count', created);
     });
     hooks.add('scheduling/bootstrap-system-priority-classes', async () => retry(() => bootstrapPriorityClasses(store, {keyPrefix})));
-    hooks.add('start-cluster-authentication-info-controller', async () => undefined);
+    hooks.add('start-cluster-authentication-info-controller', async () => {
+      // After the bootstrap controller has made orch-system.
+      await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems));
+    });
     // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
     // complete at once so the check names stay those of the seed.
     for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'orch-apiserver-autoregistration', 'apiservice-openapi-controller']) {

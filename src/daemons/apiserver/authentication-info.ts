@@ -1,0 +1,32 @@
+/**
+ * The `start-cluster-authentication-info-controller` post-start hook: publishes the client CA the
+ * API server trusts in the ConfigMap `orch-system/extension-apiserver-authentication`
+ * (`client-ca-file`), as the seed describes, so components can verify callers the same way.
+ * Created if missing, updated when the CA changed.
+ */
+import {RegistryStore} from './rest/registry-store.js';
+import {AdmissionChain} from './rest/admission.js';
+import {BUILTIN_RESOURCES, type ResourceInfo} from '../../api/resources.js';
+import {ApiError} from '../../api/status.js';
+import {systemClock} from './rest/types.js';
+import type {Store} from './storage/store.js';
+import type {JsonObject} from '../../patch/types.js';
+
+export const AUTHENTICATION_CONFIGMAP = {namespace: 'orch-system', name: 'extension-apiserver-authentication'};
+const SYSTEM_WRITE = {user: {name: 'system:apiserver', groups: ['system:masters']}, dryRun: false, fieldManager: 'orch-apiserver'};
+
+export async function publishAuthenticationInfo(store: Store, keyPrefix: string, clientCaPems: readonly string[]): Promise<void> {
+  const info = BUILTIN_RESOURCES.find((r) => r.plural === 'configmaps' && r.group === '') as ResourceInfo;
+  const registry = new RegistryStore(info, {store, clock: systemClock, keyPrefix, admission: new AdmissionChain([])});
+  const {namespace, name} = AUTHENTICATION_CONFIGMAP;
+  const data = {'client-ca-file': clientCaPems.join('')};
+  const wanted = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name, namespace}, data};
+  try {
+    await registry.create(namespace, wanted as JsonObject, SYSTEM_WRITE);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status.reason === 'AlreadyExists')) throw error;
+    const current = await registry.get(namespace, name);
+    if (JSON.stringify(current.data) === JSON.stringify(data)) return;
+    await registry.update(namespace, name, SYSTEM_WRITE, (latest) => ({...latest, data}) as JsonObject);
+  }
+}
