@@ -244,6 +244,8 @@ export class ApiServer {
     const keyPrefix = c.keyPrefix;
     const hooks = this.hooks;
     hooks.add(STORAGE_READINESS_HOOK, storageReadinessHook({timeoutMs: c.storageInitializationTimeoutMs, isReady: () => storage.synced(), warn: (m) => log.warning(m)}));
+    // The admission chain (NamespaceLifecycle) is built with the REST handler before serving starts,
+    // so there is nothing left to initialize when this hook runs.
     hooks.add('start-orch-apiserver-admission-initializer', async () => undefined);
     hooks.add('generic-apiserver-start-informers', async () => {
       void rbac.start();
