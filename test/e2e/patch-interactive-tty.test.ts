@@ -28,7 +28,8 @@ afterAll(() => {
 });
 
 async function screenAfter(keys: string, waitFor: RegExp): Promise<string> {
-  const cmd = `${process.execPath} ${orchBin} patch --local -f ${join(dir, 'pod.json')} --type merge -p '{"metadata":{"labels":{"app":"api"}}}' -i; echo EXIT=$?; sleep 30`;
+  // CI set as on a CI runner: on a terminal the question is drawn all the same.
+  const cmd = `CI=true ${process.execPath} ${orchBin} patch --local -f ${join(dir, 'pod.json')} --type merge -p '{"metadata":{"labels":{"app":"api"}}}' -i; echo EXIT=$?; sleep 30`;
   // A tmux server of its own per run, so runs never race on one server's start and stop.
   const socket = `orch-test-${process.pid}-${sockets.length}`;
   sockets.push(socket);

@@ -147,7 +147,8 @@ const hasTmux = spawnSync('tmux', ['-V']).status === 0;
     await waitForBuild();
     dir = mkdtempSync(join(tmpdir(), 'orch-up-tty-'));
     const p = await ports();
-    const cmd = [process.execPath, orchBin, ...upArgs(join(dir, 'data'), p)].map((a) => `'${a}'`).join(' ');
+    // CI set as on a CI runner: on a terminal the dashboard is drawn all the same.
+    const cmd = ['env', 'CI=true', process.execPath, orchBin, ...upArgs(join(dir, 'data'), p)].map((a) => `'${a}'`).join(' ');
     execFileSync('tmux', ['-L', socket, 'new-session', '-d', '-x', '200', '-y', '120', '-s', 'main', cmd]);
     const screen = await until(
       'the dashboard to show the leader',

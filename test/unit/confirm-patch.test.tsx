@@ -1,6 +1,17 @@
-import {describe, expect, it} from '@jest/globals';
-import {render} from 'ink-testing-library';
-import {ConfirmPatch} from '../../src/ui/confirm-patch.js';
+import {afterAll, describe, expect, it} from '@jest/globals';
+import {loadForTerminal} from '../../src/ui/load-for-terminal.js';
+
+// As on a CI runner: CI is set, yet the prompt is on a terminal and must be drawn as it happens
+// (Ink, loaded plainly, would hold every frame back until it unmounts).
+const ciBefore = process.env.CI;
+process.env.CI = 'true';
+afterAll(() => {
+  if (ciBefore === undefined) delete process.env.CI;
+  else process.env.CI = ciBefore;
+});
+// One after the other: jest's ESM loader fails on two dynamic imports that share modules at once.
+const {render} = await loadForTerminal(() => import('ink-testing-library'));
+const {ConfirmPatch} = await loadForTerminal(() => import('../../src/ui/confirm-patch.js'));
 
 const diff = '--- a/pod/web\n+++ b/pod/web\n@@ -1 +1 @@\n-    app: web\n+    app: api\n';
 const tick = () => new Promise((r) => setTimeout(r, 20));

@@ -21,6 +21,7 @@ import {NodeStatusManager, NodeLeaseController, nodeSettingsFromConfig, restNode
 import {configureKlog, klog} from '../../lib/klog.js';
 import {UserError} from '../../lib/errors.js';
 import type {VersionInfo} from '../../lib/version.js';
+import {loadForTerminal} from '../../ui/load-for-terminal.js';
 
 const log = klog('cmd/agent.ts');
 
@@ -84,7 +85,7 @@ export async function runAgent(resolved: ResolvedOptions, version: VersionInfo, 
     const [{StateEmitter}, {LogBuffer}, dash] = await Promise.all([
       import('../../ui/state-emitter.js'),
       import('../../ui/components/log-buffer.js'),
-      import('../../ui/agent-dashboard.js'),
+      loadForTerminal(() => import('../../ui/agent-dashboard.js')),
     ]);
     const logs = new LogBuffer();
     configureKlog({out: (l) => logs.append(l), err: (l) => logs.append(l)});

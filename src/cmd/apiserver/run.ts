@@ -4,6 +4,7 @@
  */
 import {ApiServer, type ApiServerConfig} from '../../daemons/apiserver/server.js';
 import {configureKlog, klog} from '../../lib/klog.js';
+import {loadForTerminal} from '../../ui/load-for-terminal.js';
 
 const log = klog('cmd/apiserver.ts');
 
@@ -16,7 +17,7 @@ export async function runApiServer(config: ApiServerConfig, terminal = Boolean(p
     const [{StateEmitter}, {LogBuffer}, {renderApiServerDashboard}] = await Promise.all([
       import('../../ui/state-emitter.js'),
       import('../../ui/components/log-buffer.js'),
-      import('../../ui/apiserver-dashboard.js'),
+      loadForTerminal(() => import('../../ui/apiserver-dashboard.js')),
     ]);
     const logs = new LogBuffer();
     configureKlog({out: (l) => logs.append(l), err: (l) => logs.append(l)});

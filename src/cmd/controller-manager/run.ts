@@ -6,6 +6,7 @@
 import {ControllerManager, type ControllerManagerConfig} from '../../daemons/controller-manager/manager.js';
 import {configureKlog, klog} from '../../lib/klog.js';
 import {UserError} from '../../lib/errors.js';
+import {loadForTerminal} from '../../ui/load-for-terminal.js';
 
 const log = klog('cmd/controller-manager.ts');
 
@@ -17,7 +18,7 @@ export async function runControllerManager(config: ControllerManagerConfig, term
     const [{StateEmitter}, {LogBuffer}, dash] = await Promise.all([
       import('../../ui/state-emitter.js'),
       import('../../ui/components/log-buffer.js'),
-      import('../../ui/controller-manager-dashboard.js'),
+      loadForTerminal(() => import('../../ui/controller-manager-dashboard.js')),
     ]);
     const logs = new LogBuffer();
     configureKlog({out: (l) => logs.append(l), err: (l) => logs.append(l)});

@@ -4,6 +4,7 @@ import {patchOptions} from '../../options/patch.js';
 import {completePatchOptions, validatePatchOptions} from './options.js';
 import {runPatch, type PatchResult} from './run.js';
 import {printerDependencies} from './printing.js';
+import {loadForTerminal} from '../../ui/load-for-terminal.js';
 
 export async function patchMain(argv: readonly string[]): Promise<PatchResult[]> {
   const {options, argv: args} = await parseCommandLine('patch', patchOptions, argv);
@@ -16,7 +17,7 @@ export async function patchMain(argv: readonly string[]): Promise<PatchResult[]>
         stdout: (text) => process.stdout.write(text),
         stderr: (text) => process.stderr.write(text),
         // Ink and React load only here, when a prompt is really shown.
-        confirm: async (name, diff) => (await import('../../ui/confirm-patch.js')).confirmPatch(name, diff),
+        confirm: async (name, diff) => (await loadForTerminal(() => import('../../ui/confirm-patch.js'))).confirmPatch(name, diff),
         colors: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
       },
       printerDependencies,

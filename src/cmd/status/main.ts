@@ -9,6 +9,7 @@ import {formatStatusTable} from './format.js';
 import {httpFetcher} from './http.js';
 import {exitCodeOf, formatStatusJson, type StatusReport} from './report.js';
 import {checkUrl, parseComponents, statusPlan} from './targets.js';
+import {loadForTerminal} from '../../ui/load-for-terminal.js';
 
 export interface StatusFlags {
   orchconfig?: string;
@@ -72,7 +73,7 @@ export async function statusMain(flags: StatusFlags, io: StatusIo = defaultIo): 
 
 /** Rounds one after the other (never overlapping), each started at least WATCH_INTERVAL_MS after the last, until Ctrl-C. */
 async function watchStatus(plan: StatusPlan, fetch: FetchText): Promise<void> {
-  const [{StateEmitter}, {renderStatusView}] = await Promise.all([import('../../ui/state-emitter.js'), import('../../ui/status-view.js')]);
+  const [{StateEmitter}, {renderStatusView}] = await Promise.all([import('../../ui/state-emitter.js'), loadForTerminal(() => import('../../ui/status-view.js'))]);
   const emitter = new StateEmitter<StatusSnapshot>();
   const view = renderStatusView(emitter);
   let quit = false;

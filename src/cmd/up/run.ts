@@ -28,6 +28,7 @@ import {mergeDaemonArgs} from './pass-through.js';
 import {configureKlog, klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {UpSnapshot} from '../../ui/up-dashboard.js';
+import {loadForTerminal} from '../../ui/load-for-terminal.js';
 
 const log = klog('cmd/up.ts');
 
@@ -71,7 +72,7 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
     const [{StateEmitter}, {LogBuffer}, {renderUpDashboard}] = await Promise.all([
       import('../../ui/state-emitter.js'),
       import('../../ui/components/log-buffer.js'),
-      import('../../ui/up-dashboard.js'),
+      loadForTerminal(() => import('../../ui/up-dashboard.js')),
     ]);
     const logs = new LogBuffer();
     configureKlog({out: (l) => logs.append(l), err: (l) => logs.append(l)});
