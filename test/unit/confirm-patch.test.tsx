@@ -1,5 +1,5 @@
 import {afterAll, describe, expect, it} from '@jest/globals';
-import {loadForTerminal} from '../../src/ui/load-for-terminal.js';
+import {loadForTerminal} from '../../src/lib/load-for-terminal.js';
 
 // As on a CI runner: CI is set, yet the prompt is on a terminal and must be drawn as it happens
 // (Ink, loaded plainly, would hold every frame back until it unmounts).

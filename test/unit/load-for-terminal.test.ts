@@ -1,5 +1,5 @@
 import {describe, expect, it} from '@jest/globals';
-import {loadForTerminal} from '../../src/ui/load-for-terminal.js';
+import {loadForTerminal} from '../../src/lib/load-for-terminal.js';
 
 describe('loadForTerminal', () => {
   it('hides CI and CONTINUOUS_INTEGRATION while the module loads, and puts them back', async () => {

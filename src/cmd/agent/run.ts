@@ -21,7 +21,7 @@ import {NodeStatusManager, NodeLeaseController, nodeSettingsFromConfig, restNode
 import {configureKlog, klog} from '../../lib/klog.js';
 import {UserError} from '../../lib/errors.js';
 import type {VersionInfo} from '../../lib/version.js';
-import {loadForTerminal} from '../../ui/load-for-terminal.js';
+import {loadForTerminal} from '../../lib/load-for-terminal.js';
 
 const log = klog('cmd/agent.ts');
 

@@ -4,7 +4,7 @@
  */
 import {ApiServer, type ApiServerConfig} from '../../daemons/apiserver/server.js';
 import {configureKlog, klog} from '../../lib/klog.js';
-import {loadForTerminal} from '../../ui/load-for-terminal.js';
+import {loadForTerminal} from '../../lib/load-for-terminal.js';
 
 const log = klog('cmd/apiserver.ts');
 

@@ -6,7 +6,7 @@
 import {ControllerManager, type ControllerManagerConfig} from '../../daemons/controller-manager/manager.js';
 import {configureKlog, klog} from '../../lib/klog.js';
 import {UserError} from '../../lib/errors.js';
-import {loadForTerminal} from '../../ui/load-for-terminal.js';
+import {loadForTerminal} from '../../lib/load-for-terminal.js';
 
 const log = klog('cmd/controller-manager.ts');
 

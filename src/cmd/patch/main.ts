@@ -4,7 +4,7 @@ import {patchOptions} from '../../options/patch.js';
 import {completePatchOptions, validatePatchOptions} from './options.js';
 import {runPatch, type PatchResult} from './run.js';
 import {printerDependencies} from './printing.js';
-import {loadForTerminal} from '../../ui/load-for-terminal.js';
+import {loadForTerminal} from '../../lib/load-for-terminal.js';
 
 export async function patchMain(argv: readonly string[]): Promise<PatchResult[]> {
   const {options, argv: args} = await parseCommandLine('patch', patchOptions, argv);

@@ -9,7 +9,7 @@ import {formatStatusTable} from './format.js';
 import {httpFetcher} from './http.js';
 import {exitCodeOf, formatStatusJson, type StatusReport} from './report.js';
 import {checkUrl, parseComponents, statusPlan} from './targets.js';
-import {loadForTerminal} from '../../ui/load-for-terminal.js';
+import {loadForTerminal} from '../../lib/load-for-terminal.js';
 
 export interface StatusFlags {
   orchconfig?: string;

@@ -28,7 +28,7 @@ import {mergeDaemonArgs} from './pass-through.js';
 import {configureKlog, klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {UpSnapshot} from '../../ui/up-dashboard.js';
-import {loadForTerminal} from '../../ui/load-for-terminal.js';
+import {loadForTerminal} from '../../lib/load-for-terminal.js';
 
 const log = klog('cmd/up.ts');
 
