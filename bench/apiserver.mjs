@@ -4,9 +4,13 @@
 //   certificate requested the same way) answering the same JSON bytes. Target: GET >= 0.5x bare.
 // - PATCH (merge) of a pod by each of 32 clients: against the store's own write rate, timed here with
 //   store.update calls directly on the engine (SqliteStore / EtcdStore). Target: PATCH >= 0.5x store.
+// - A second ceiling for PATCH: the bare server writing each PATCH's pod to the same engine with
+//   store.update before it answers (the store write and the HTTPS exchange, nothing else). Its ratio to
+//   the store's rate is the most any server can reach here against the PATCH target.
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
-// ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process).
+// ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
+// (get,list,patch: a subset, e.g. to profile one case).
 import {spawn, fork} from 'node:child_process';
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {createServer as createHttpsServer, Agent, request} from 'node:https';
@@ -23,12 +27,27 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
+const CASES = new Set((process.env.CASES ?? 'get,list,patch').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
 if (process.argv[2] === 'bare') {
-  const [pki, port] = [process.argv[3], Number(process.argv[4])];
+  const [pki, port, bundleDir, engine, target] = [process.argv[3], Number(process.argv[4]), ...process.argv.slice(5)];
   const bodies = new Map(); // path -> JSON bytes, sent by the parent
+  // With an engine: each PATCH writes the pod to the store first, one key per client connection.
+  const storage = engine ? await import(pathToFileURL(join(bundleDir, 'storage.js')).href) : undefined;
+  const store = !storage ? undefined : engine === 'etcd' ? new storage.EtcdStore({endpoints: [target]}) : new storage.SqliteStore({path: target});
+  const connections = new WeakMap(); // socket -> {key, revision}
+  let nextConnection = 0;
+  const writeFor = async (socket, value) => {
+    let state = connections.get(socket);
+    if (!state) {
+      const key = `/barestore-${port}/pods/default/p${nextConnection++}`;
+      state = {key, revision: await store.create(key, value)};
+      connections.set(socket, state);
+    }
+    state.revision = await store.update(state.key, value, state.revision);
+  };
   const server = createHttpsServer(
     {
       key: readFileSync(join(pki, 'apiserver.key')),
@@ -41,8 +60,9 @@ if (process.argv[2] === 'bare') {
     (req, res) => {
       // Read the body as the API server does, then answer the stored JSON for that path.
       req.on('data', () => undefined);
-      req.on('end', () => {
+      req.on('end', async () => {
         const body = bodies.get(req.url.split('?')[0]) ?? Buffer.from('{}');
+        if (store && req.method === 'PATCH') await writeFor(req.socket, body.toString('utf8'));
         res.writeHead(200, {'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-cache, private'});
         res.end(body);
       });
@@ -60,6 +80,7 @@ if (process.argv[2] === 'bare') {
 async function main() {
   if (!existsSync(join(root, 'dist', 'main.js'))) throw new Error('build first: npm run build');
   const lib = await loadTsModules();
+  process.on('exit', () => rmSync(lib.dir, {recursive: true, force: true}));
   console.log(
     `orch apiserver bench: ${CLIENTS} concurrent clients, HTTP/1.1 keep-alive with the admin client certificate; each figure the median of ${ROUNDS} rounds of ${ROUND_SECONDS}s, orch and baseline alternating`,
   );
@@ -81,12 +102,12 @@ async function main() {
   }
 }
 
-/** The store engines and the etcd test helper are TypeScript: bundle them once for this run. */
+/** The store engines and the etcd test helper are TypeScript: bundle them once for this run (removed on exit). */
 async function loadTsModules() {
   // Inside the repository, so that the bundles' imports of etcd3 and better-sqlite3 resolve from node_modules.
   mkdirSync(join(root, 'node_modules', '.cache'), {recursive: true});
   const out = mkdtempSync(join(root, 'node_modules', '.cache', 'orch-bench-'));
-  try {
+  {
     const entries = {
       storage: join(root, 'src/daemons/apiserver/storage/index.ts'),
       etcd: join(root, 'test/helpers/etcd.ts'),
@@ -104,9 +125,7 @@ async function loadTsModules() {
     });
     const storage = await import(pathToFileURL(join(out, 'storage.js')).href);
     const etcd = await import(pathToFileURL(join(out, 'etcd.js')).href);
-    return {SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd};
-  } finally {
-    rmSync(out, {recursive: true, force: true});
+    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd};
   }
 }
 
@@ -121,6 +140,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
   let log = '';
   server.stderr.on('data', (c) => (log = (log + c).slice(-5000)));
   let bare;
+  let bareStore;
   const agents = [];
   try {
     const creds = await waitForOrchconfig(join(dataDir, 'admin.orchconfig'), server, () => log);
@@ -142,17 +162,21 @@ async function benchEngine(engine, etcdEndpoint, lib) {
     );
 
     // The bare server gets the very bytes orch answers.
-    bare = fork(fileURLToPath(import.meta.url), ['bare', join(dataDir, 'pki'), String(await freePort())], {stdio: ['ignore', 'ignore', 'inherit', 'ipc']});
-    const barePort = await new Promise((resolve, reject) => {
-      bare.once('message', (m) => resolve(m.listening));
-      bare.once('exit', (code) => reject(new Error(`bare server exited ${code}`)));
-    });
-    const bareUrl = `https://127.0.0.1:${barePort}`;
+    const startBare = async (...storeArgs) => {
+      const child = fork(fileURLToPath(import.meta.url), ['bare', join(dataDir, 'pki'), String(await freePort()), ...storeArgs], {stdio: ['ignore', 'ignore', 'inherit', 'ipc']});
+      const listening = await new Promise((resolve, reject) => {
+        child.once('message', (m) => resolve(m.listening));
+        child.once('exit', (code) => reject(new Error(`bare server exited ${code}`)));
+      });
+      return {child, url: `https://127.0.0.1:${listening}`};
+    };
+    let bareUrl;
+    ({child: bare, url: bareUrl} = await startBare());
     const bareAgent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
     agents.push(bareAgent);
-    const teach = async (path, body) => {
-      bare.send({path, body: Buffer.from(body).toString('base64')});
-      await new Promise((resolve) => bare.once('message', resolve));
+    const teach = async (path, body, child = bare) => {
+      child.send({path, body: Buffer.from(body).toString('base64')});
+      await new Promise((resolve) => child.once('message', resolve));
     };
     const getPath = `${PODS}/bench-0`;
     const one = await orch('GET', getPath);
@@ -163,22 +187,32 @@ async function benchEngine(engine, etcdEndpoint, lib) {
     await teach(`${PODS}/bench-patched`, one.body);
 
     const rows = [];
-    const [getOrch, getBare] = await interleaved(
-      () => orch('GET', getPath),
-      () => send(bareAgent, bareUrl, 'GET', getPath),
-    );
-    rows.push(row(engine, 'GET one pod', getOrch, 'bare https', getBare, 0.5));
-    const [listOrch, listBare] = await interleaved(
-      () => orch('GET', PODS),
-      () => send(bareAgent, bareUrl, 'GET', PODS),
-    );
-    rows.push(row(engine, `LIST ${LIST_SIZE} pods`, listOrch, 'bare https', listBare));
+    if (CASES.has('get')) {
+      const [getOrch, getBare] = await interleaved(
+        () => orch('GET', getPath),
+        () => send(bareAgent, bareUrl, 'GET', getPath),
+      );
+      rows.push(row(engine, 'GET one pod', getOrch, 'bare https', getBare, 0.5));
+    }
+    if (CASES.has('list')) {
+      const [listOrch, listBare] = await interleaved(
+        () => orch('GET', PODS),
+        () => send(bareAgent, bareUrl, 'GET', PODS),
+      );
+      rows.push(row(engine, `LIST ${LIST_SIZE} pods`, listOrch, 'bare https', listBare));
+    }
+    if (!CASES.has('patch')) return rows;
 
     // PATCH: each client patches its own pod (no conflicts between clients), a new label value each time.
     let counter = 0;
-    const [patchOrch, patchBare] = await interleaved(
+    let bareStoreUrl;
+    ({child: bareStore, url: bareStoreUrl} = await startBare(lib.dir, engine, engine === 'etcd' ? etcdEndpoint : join(dataDir, 'bare-store.sqlite')));
+    await teach(`${PODS}/bench-patched`, one.body, bareStore);
+    const patchBody = '{"metadata":{"labels":{"seq":"1"}}}';
+    const [patchOrch, patchBare, patchBareStore] = await interleaved(
       (client) => orch('PATCH', `${PODS}/bench-${client}`, JSON.stringify({metadata: {labels: {seq: String(counter++)}}}), 'application/merge-patch+json'),
-      () => send(bareAgent, bareUrl, 'PATCH', `${PODS}/bench-patched`, '{"metadata":{"labels":{"seq":"1"}}}', 'application/merge-patch+json'),
+      () => send(bareAgent, bareUrl, 'PATCH', `${PODS}/bench-patched`, patchBody, 'application/merge-patch+json'),
+      () => send(bareAgent, bareStoreUrl, 'PATCH', `${PODS}/bench-patched`, patchBody, 'application/merge-patch+json'),
     );
     rows.push(row(engine, 'PATCH merge (32 pods)', patchOrch, 'bare https', patchBare));
 
@@ -213,6 +247,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
       rows.push({engine, name: 'PATCH vs store.update', rps: patchOrch.rps, p99: patchOrch.p99, ratio, against: `store (${CLIENTS} writers)`, target: 0.5, ok: ratio >= 0.5});
       // What a server doing no work at all reaches against the same store figure: the PATCH ratio's ceiling.
       rows.push({engine, name: 'bare https vs store.update', rps: patchBare.rps, p99: patchBare.p99, ratio: patchBare.rps / concurrent.rps, against: `store (${CLIENTS} writers)`, note: 'ceiling'});
+      rows.push({engine, name: 'bare+store vs store.update', rps: patchBareStore.rps, p99: patchBareStore.p99, ratio: patchBareStore.rps / concurrent.rps, against: `store (${CLIENTS} writers)`, note: 'ceiling'});
     } finally {
       await store.close();
     }
@@ -223,6 +258,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
   } finally {
     for (const a of agents) a.destroy();
     bare?.kill('SIGKILL');
+    bareStore?.kill('SIGKILL');
     const gone = new Promise((resolve) => server.once('exit', resolve));
     server.kill('SIGTERM');
     const killer = setTimeout(() => server.kill('SIGKILL'), 10_000);
@@ -236,14 +272,12 @@ async function benchEngine(engine, etcdEndpoint, lib) {
  * The machine is shared and noisy: each figure is the median of ROUNDS short rounds, and orch and its
  * baseline alternate round by round, so a burst of noise hits both alike.
  */
-async function interleaved(orchCall, baseCall) {
-  const orch = [];
-  const base = [];
+async function interleaved(...calls) {
+  const results = calls.map(() => []);
   for (let i = 0; i < ROUNDS; i++) {
-    orch.push(await load(CLIENTS, orchCall));
-    base.push(await load(CLIENTS, baseCall));
+    for (const [n, call] of calls.entries()) results[n].push(await load(CLIENTS, call));
   }
-  return [median(orch), median(base)];
+  return results.map(median);
 }
 
 async function rounds(measure) {
