@@ -1,9 +1,10 @@
 /**
  * Server-side `Table` rendering for `kubectl get` (meta/v1 Table): the printer columns of the
- * common kinds (pkg/printers/internalversion upstream, a subset), and NAME/AGE for the rest.
+ * built-in kinds (pkg/printers/internalversion upstream, with its wide columns), and NAME/AGE for the rest.
  * Ages are computed here, as upstream servers do (duration.HumanDuration).
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../patch/types.js';
+import { labelSelectorString, mapSelectorString, type LabelSelectorObject } from './selectors.js';
 
 export interface ColumnDefinition {
   name: string;
@@ -60,6 +61,13 @@ const get = (object: JsonValue | undefined, ...path: string[]): JsonValue | unde
 const str = (v: JsonValue | undefined, fallback = '<none>') => (typeof v === 'string' && v !== '' ? v : fallback);
 const num = (v: JsonValue | undefined) => (typeof v === 'number' ? v : 0);
 const count = (v: JsonValue | undefined) => (isJsonObject(v) ? Object.keys(v).length : 0);
+const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
+const optionalNum = (v: JsonValue | undefined) => (typeof v === 'number' ? v : undefined);
+
+/** Upstream's translateTimestampSince: the age of a timestamp, `<unknown>` when there is none. */
+function since(timestamp: JsonValue | undefined, now: Date): string {
+  return typeof timestamp === 'string' && timestamp !== '' ? humanDuration(now.getTime() - Date.parse(timestamp)) : '<unknown>';
+}
 
 const nameColumn: Column = {
   name: 'Name', format: 'name',
@@ -68,11 +76,145 @@ const nameColumn: Column = {
 };
 const ageColumn: Column = {
   name: 'Age', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
-  cell: (o, now) => {
-    const created = get(o, 'metadata', 'creationTimestamp');
-    return typeof created === 'string' ? humanDuration(now.getTime() - Date.parse(created)) : '<unknown>';
-  },
+  cell: (o, now) => since(get(o, 'metadata', 'creationTimestamp'), now),
 };
+
+/** The wide columns of the workload kinds: the pod template's containers and images, and the selector. */
+function templateColumns(templateAt: string[], selectorOf: (o: JsonObject) => string): Column[] {
+  const containers = (o: JsonObject) => list(get(o, ...templateAt, 'spec', 'containers'));
+  return [
+    { name: 'Containers', priority: 1, description: 'Names of each container in the template.', cell: (o) => containers(o).map((c) => str(get(c, 'name'), '')).join(',') },
+    { name: 'Images', priority: 1, description: 'Images referenced by each container in the template.', cell: (o) => containers(o).map((c) => str(get(c, 'image'), '')).join(',') },
+    { name: 'Selector', priority: 1, description: 'Label selector for pods. Existing pods selected by it are the ones affected.', cell: (o) => selectorOf(o) || '<none>' },
+  ];
+}
+const labelSelectorAt = (...path: string[]) => (o: JsonObject) => {
+  const selector = get(o, ...path);
+  return isJsonObject(selector) ? labelSelectorString(selector as LabelSelectorObject) : '';
+};
+const mapSelectorAt = (...path: string[]) => (o: JsonObject) => {
+  const selector = get(o, ...path);
+  return isJsonObject(selector) ? mapSelectorString(selector as Record<string, string>) : '';
+};
+const workloadColumns = templateColumns(['spec', 'template'], labelSelectorAt('spec', 'selector'));
+
+/** Upstream's formatEventSource: `component, host`, or the reporting controller and instance. */
+function eventSource(event: JsonObject): string {
+  const component = str(get(event, 'source', 'component'), '');
+  const host = str(get(event, 'source', 'host'), '');
+  if (component === '' && host === '') {
+    const controller = str(get(event, 'reportingController'), '');
+    const instance = str(get(event, 'reportingInstance'), '');
+    return instance ? `${controller}, ${instance}` : controller;
+  }
+  return host ? `${component}, ${host}` : component;
+}
+
+/** An event's first and last sighting and its count, as upstream's printEvent works them out. */
+function eventTimes(event: JsonObject, now: Date): { first: string; last: string; count: number } {
+  const firstTimestamp = get(event, 'firstTimestamp');
+  const first = since(typeof firstTimestamp === 'string' && firstTimestamp ? firstTimestamp : get(event, 'eventTime'), now);
+  const lastTimestamp = get(event, 'lastTimestamp');
+  const series = get(event, 'series');
+  if (isJsonObject(series)) return { first, last: since(get(series, 'lastObservedTime'), now), count: num(get(series, 'count')) };
+  return { first, last: typeof lastTimestamp === 'string' && lastTimestamp ? since(lastTimestamp, now) : first, count: num(get(event, 'count')) || 1 };
+}
+
+/** Upstream's printPod restarts: the sum over all containers, with the age of the latest restart. */
+function podRestarts(pod: JsonObject, now: Date): string {
+  let restarts = 0;
+  let latest = '';
+  for (const status of [...list(get(pod, 'status', 'initContainerStatuses')), ...list(get(pod, 'status', 'containerStatuses'))]) {
+    restarts += num(get(status, 'restartCount'));
+    const finished = get(status, 'lastState', 'terminated', 'finishedAt');
+    if (typeof finished === 'string' && (latest === '' || Date.parse(finished) > Date.parse(latest))) latest = finished;
+  }
+  return restarts !== 0 && latest !== '' ? `${restarts} (${since(latest, now)} ago)` : String(restarts);
+}
+
+const nodeAddress = (node: JsonObject, type: string) => str(get(list(get(node, 'status', 'addresses')).find((a) => get(a, 'type') === type), 'address'));
+
+const hasCondition = (o: JsonObject, type: string) => list(get(o, 'status', 'conditions')).some((c) => get(c, 'type') === type && get(c, 'status') === 'True');
+
+/** Upstream's printJob status: the first of these that holds. */
+function jobStatus(job: JsonObject): string {
+  if (hasCondition(job, 'Complete')) return 'Complete';
+  if (hasCondition(job, 'Failed')) return 'Failed';
+  if (get(job, 'metadata', 'deletionTimestamp')) return 'Terminating';
+  if (hasCondition(job, 'Suspended')) return 'Suspended';
+  if (hasCondition(job, 'FailureTarget')) return 'FailureTarget';
+  if (hasCondition(job, 'SuccessCriteriaMet')) return 'SuccessCriteriaMet';
+  return 'Running';
+}
+
+function jobCompletions(job: JsonObject): string {
+  const succeeded = num(get(job, 'status', 'succeeded'));
+  const completions = optionalNum(get(job, 'spec', 'completions'));
+  const parallelism = optionalNum(get(job, 'spec', 'parallelism'));
+  if (completions !== undefined) return `${succeeded}/${completions}`;
+  if (parallelism !== undefined && parallelism > 1) return `${succeeded}/1 of ${parallelism}`;
+  return `${succeeded}/1`;
+}
+
+function jobDuration(job: JsonObject, now: Date): string {
+  const start = get(job, 'status', 'startTime');
+  if (typeof start !== 'string') return '';
+  const end = get(job, 'status', 'completionTime');
+  return humanDuration((typeof end === 'string' ? Date.parse(end) : now.getTime()) - Date.parse(start));
+}
+
+/** Upstream's formatEndpoints: `ip:port` pairs, the first three, then `+ N more...`. */
+function endpointsText(endpoints: JsonObject): string {
+  const pairs: string[] = [];
+  let total = 0;
+  for (const subset of list(get(endpoints, 'subsets'))) {
+    const ports = list(get(subset, 'ports'));
+    for (const address of list(get(subset, 'addresses'))) {
+      const ip = str(get(address, 'ip'), '');
+      if (ports.length === 0) {
+        total++;
+        if (pairs.length < 3) pairs.push(ip);
+        continue;
+      }
+      for (const port of ports) {
+        total++;
+        if (pairs.length < 3) pairs.push(`${ip}:${num(get(port, 'port'))}`);
+      }
+    }
+  }
+  if (total === 0) return '<none>';
+  return total > pairs.length ? `${pairs.join(',')} + ${total - pairs.length} more...` : pairs.join(',');
+}
+
+/** Upstream's EndpointSlice cells: the ports (`<unset>` for none) and the first three addresses. */
+function sliceAddresses(slice: JsonObject): string {
+  const addresses = list(get(slice, 'endpoints')).flatMap((e) => list(get(e, 'addresses')).map((a) => String(a)));
+  if (addresses.length === 0) return '<none>';
+  const shown = addresses.slice(0, 3).join(',');
+  return addresses.length > 3 ? `${shown} + ${addresses.length - 3} more...` : shown;
+}
+function slicePorts(slice: JsonObject): string {
+  const ports = list(get(slice, 'ports'));
+  if (!Array.isArray(get(slice, 'ports'))) return '<unset>';
+  if (ports.length === 0) return '<none>';
+  return ports.map((p) => (typeof get(p, 'port') === 'number' ? String(get(p, 'port')) : '<unset>')).join(',');
+}
+
+/** RoleBinding/ClusterRoleBinding: the role, then (wide) the subjects by kind. */
+const bindingColumns: Column[] = [
+  nameColumn,
+  { name: 'Role', description: 'Role references the Role or ClusterRole being granted.', cell: (o) => `${str(get(o, 'roleRef', 'kind'), '')}/${str(get(o, 'roleRef', 'name'), '')}` },
+  ageColumn,
+  ...(['User', 'Group', 'ServiceAccount'] as const).map((kind): Column => ({
+    name: `${kind}s`, priority: 1, description: `${kind} subjects of the binding.`,
+    cell: (o) =>
+      list(get(o, 'subjects'))
+        .filter((s) => get(s, 'kind') === kind)
+        .map((s) => (kind === 'ServiceAccount' ? `${str(get(s, 'namespace'), '')}/${str(get(s, 'name'), '')}` : str(get(s, 'name'), '')))
+        .join(', '),
+  })),
+];
+const createdAtColumn: Column = { name: 'Created At', type: 'date', description: 'Creation time.', cell: (o) => str(get(o, 'metadata', 'creationTimestamp'), '') };
 
 function podStatus(pod: JsonObject): string {
   if (get(pod, 'metadata', 'deletionTimestamp')) return 'Terminating';
@@ -103,14 +245,21 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Status', description: 'The aggregate status of the containers in this pod.', cell: podStatus },
     {
       name: 'Restarts', type: 'string', description: 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
-      cell: (o) => {
-        const statuses = get(o, 'status', 'containerStatuses');
-        return String((Array.isArray(statuses) ? statuses : []).reduce((n: number, s) => n + num(get(s, 'restartCount')), 0));
-      },
+      cell: podRestarts,
     },
     ageColumn,
     { name: 'IP', priority: 1, description: 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', cell: (o) => str(get(o, 'status', 'podIP')) },
     { name: 'Node', priority: 1, description: "NodeName is a request to schedule this pod onto a specific node.", cell: (o) => str(get(o, 'spec', 'nodeName')) },
+    { name: 'Nominated Node', priority: 1, description: 'The node a preempting pod is expected to run on.', cell: (o) => str(get(o, 'status', 'nominatedNodeName')) },
+    {
+      name: 'Readiness Gates', priority: 1, description: 'Extra conditions the pod needs to be ready.',
+      cell: (o) => {
+        const gates = list(get(o, 'spec', 'readinessGates'));
+        if (gates.length === 0) return '<none>';
+        const met = gates.filter((g) => hasCondition(o, str(get(g, 'conditionType'), ''))).length;
+        return `${met}/${gates.length}`;
+      },
+    },
   ],
   Namespace: [
     nameColumn,
@@ -141,6 +290,11 @@ const COLUMNS: Record<string, Column[]> = {
     },
     ageColumn,
     { name: 'Version', description: 'Agent version reported by the node.', cell: (o) => str(get(o, 'status', 'nodeInfo', 'kubeletVersion'), '') },
+    { name: 'Internal-IP', priority: 1, description: "The node's internal address.", cell: (o) => nodeAddress(o, 'InternalIP') },
+    { name: 'External-IP', priority: 1, description: "The node's external address.", cell: (o) => nodeAddress(o, 'ExternalIP') },
+    { name: 'OS-Image', priority: 1, description: 'The operating system image of the node.', cell: (o) => str(get(o, 'status', 'nodeInfo', 'osImage'), '<unknown>') },
+    { name: 'Kernel-Version', priority: 1, description: 'The kernel version of the node.', cell: (o) => str(get(o, 'status', 'nodeInfo', 'kernelVersion'), '<unknown>') },
+    { name: 'Container-Runtime', priority: 1, description: 'The container runtime of the node.', cell: (o) => str(get(o, 'status', 'nodeInfo', 'containerRuntimeVersion'), '<unknown>') },
   ],
   Deployment: [
     nameColumn,
@@ -148,6 +302,7 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Up-to-date', type: 'integer', description: 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.', cell: (o) => num(get(o, 'status', 'updatedReplicas')) },
     { name: 'Available', type: 'integer', description: 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.', cell: (o) => num(get(o, 'status', 'availableReplicas')) },
     ageColumn,
+    ...workloadColumns,
   ],
   ReplicaSet: [
     nameColumn,
@@ -155,7 +310,103 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Current', type: 'integer', description: 'Replicas is the most recently observed number of replicas.', cell: (o) => num(get(o, 'status', 'replicas')) },
     { name: 'Ready', type: 'integer', description: 'The number of ready replicas for this replica set.', cell: (o) => num(get(o, 'status', 'readyReplicas')) },
     ageColumn,
+    ...workloadColumns,
   ],
+  ReplicationController: [
+    nameColumn,
+    { name: 'Desired', type: 'integer', description: 'Replicas is the number of desired replicas.', cell: (o) => num(get(o, 'spec', 'replicas')) },
+    { name: 'Current', type: 'integer', description: 'Replicas is the most recently observed number of replicas.', cell: (o) => num(get(o, 'status', 'replicas')) },
+    { name: 'Ready', type: 'integer', description: 'The number of ready replicas for this replication controller.', cell: (o) => num(get(o, 'status', 'readyReplicas')) },
+    ageColumn,
+    ...templateColumns(['spec', 'template'], mapSelectorAt('spec', 'selector')),
+  ],
+  StatefulSet: [
+    nameColumn,
+    { name: 'Ready', description: 'Number of the pod with ready state', cell: (o) => `${num(get(o, 'status', 'readyReplicas'))}/${num(get(o, 'spec', 'replicas'))}` },
+    ageColumn,
+    ...workloadColumns.slice(0, 2),
+  ],
+  DaemonSet: [
+    nameColumn,
+    { name: 'Desired', type: 'integer', description: 'The total number of nodes that should be running the daemon pod.', cell: (o) => num(get(o, 'status', 'desiredNumberScheduled')) },
+    { name: 'Current', type: 'integer', description: 'The number of nodes that are running at least one daemon pod and are supposed to.', cell: (o) => num(get(o, 'status', 'currentNumberScheduled')) },
+    { name: 'Ready', type: 'integer', description: 'The number of nodes that should be running the daemon pod and have it running and ready.', cell: (o) => num(get(o, 'status', 'numberReady')) },
+    { name: 'Up-to-date', type: 'integer', description: 'The total number of nodes that are running the updated daemon pod.', cell: (o) => num(get(o, 'status', 'updatedNumberScheduled')) },
+    { name: 'Available', type: 'integer', description: 'The number of nodes that should be running the daemon pod and have it available.', cell: (o) => num(get(o, 'status', 'numberAvailable')) },
+    { name: 'Node Selector', description: 'NodeSelector must be true for the pod to fit on a node.', cell: (o) => mapSelectorAt('spec', 'template', 'spec', 'nodeSelector')(o) || '<none>' },
+    ageColumn,
+    ...workloadColumns,
+  ],
+  Job: [
+    nameColumn,
+    { name: 'Status', description: 'Status of the job.', cell: jobStatus },
+    { name: 'Completions', description: 'The desired number of successfully finished pods the job should be run with.', cell: jobCompletions },
+    { name: 'Duration', description: 'Time required to complete the job.', cell: jobDuration },
+    ageColumn,
+    ...workloadColumns,
+  ],
+  CronJob: [
+    nameColumn,
+    { name: 'Schedule', description: 'The schedule in Cron format.', cell: (o) => str(get(o, 'spec', 'schedule'), '') },
+    { name: 'Timezone', description: 'The time zone of the schedule.', cell: (o) => str(get(o, 'spec', 'timeZone')) },
+    {
+      name: 'Suspend', type: 'boolean', description: 'Whether later executions are suspended.',
+      cell: (o) => {
+        const suspend = get(o, 'spec', 'suspend');
+        return typeof suspend === 'boolean' ? (suspend ? 'True' : 'False') : '<unset>';
+      },
+    },
+    { name: 'Active', type: 'integer', description: 'The number of running jobs.', cell: (o) => list(get(o, 'status', 'active')).length },
+    {
+      name: 'Last Schedule', description: 'When the job was last scheduled.',
+      cell: (o, now) => {
+        const last = get(o, 'status', 'lastScheduleTime');
+        return typeof last === 'string' ? since(last, now) : '<none>';
+      },
+    },
+    ageColumn,
+    ...templateColumns(['spec', 'jobTemplate', 'spec', 'template'], labelSelectorAt('spec', 'jobTemplate', 'spec', 'selector')),
+  ],
+  Event: [
+    { name: 'Last Seen', description: 'The time at which the most recent occurrence of this event was recorded.', cell: (o, now) => eventTimes(o, now).last },
+    { name: 'Type', description: 'Type of this event (Normal, Warning).', cell: (o) => str(get(o, 'type'), '') },
+    { name: 'Reason', description: "A short, machine understandable string that gives the reason for the transition into the object's current status.", cell: (o) => str(get(o, 'reason'), '') },
+    {
+      name: 'Object', description: 'The object that this event is about.',
+      cell: (o) => {
+        const kind = str(get(o, 'involvedObject', 'kind'), '').toLowerCase();
+        const name = str(get(o, 'involvedObject', 'name'), '');
+        return name ? `${kind}/${name}` : kind;
+      },
+    },
+    { name: 'Subobject', priority: 1, description: 'The part of the object this event is about.', cell: (o) => str(get(o, 'involvedObject', 'fieldPath'), '') },
+    { name: 'Source', priority: 1, description: 'The component reporting this event.', cell: eventSource },
+    { name: 'Message', description: 'A human-readable description of the status of this operation.', cell: (o) => str(get(o, 'message'), '').trim() },
+    { name: 'First Seen', priority: 1, description: 'The time at which the event was first recorded.', cell: (o, now) => eventTimes(o, now).first },
+    { name: 'Count', priority: 1, description: 'The number of times this event has occurred.', cell: (o, now) => eventTimes(o, now).count },
+    { ...nameColumn, priority: 1 },
+  ],
+  ServiceAccount: [nameColumn, { name: 'Secrets', description: 'Secrets of this service account.', cell: (o) => list(get(o, 'secrets')).length }, ageColumn],
+  Endpoints: [nameColumn, { name: 'Endpoints', description: 'Endpoints of the service.', cell: endpointsText }, ageColumn],
+  EndpointSlice: [
+    nameColumn,
+    { name: 'AddressType', description: 'The type of address carried by this EndpointSlice.', cell: (o) => str(get(o, 'addressType'), '') },
+    { name: 'Ports', description: 'The ports exposed by the endpoints.', cell: slicePorts },
+    { name: 'Endpoints', description: 'The first addresses of the endpoints.', cell: sliceAddresses },
+    ageColumn,
+  ],
+  Lease: [nameColumn, { name: 'Holder', description: 'The identity of the holder of the lease.', cell: (o) => str(get(o, 'spec', 'holderIdentity'), '') }, ageColumn],
+  PriorityClass: [
+    nameColumn,
+    { name: 'Value', type: 'integer', description: 'The priority of pods of this class.', cell: (o) => num(get(o, 'value')) },
+    { name: 'Global-Default', type: 'boolean', description: 'Whether this is the default class for pods without one.', cell: (o) => get(o, 'globalDefault') === true },
+    ageColumn,
+    { name: 'PreemptionPolicy', description: 'The policy for preempting pods with lower priority.', cell: (o) => str(get(o, 'preemptionPolicy'), 'PreemptLowerPriority') },
+  ],
+  Role: [nameColumn, createdAtColumn],
+  ClusterRole: [nameColumn, createdAtColumn],
+  RoleBinding: bindingColumns,
+  ClusterRoleBinding: bindingColumns,
   Service: [
     nameColumn,
     { name: 'Type', description: 'The type of service.', cell: (o) => str(get(o, 'spec', 'type'), 'ClusterIP') },
@@ -170,6 +421,7 @@ const COLUMNS: Record<string, Column[]> = {
       },
     },
     ageColumn,
+    { name: 'Selector', priority: 1, description: 'Route service traffic to pods with label keys and values matching this selector.', cell: (o) => mapSelectorAt('spec', 'selector')(o) || '<none>' },
   ],
   ConfigMap: [nameColumn, { name: 'Data', type: 'integer', description: 'Number of data items.', cell: (o) => count(o.data) + count(o.binaryData) }, ageColumn],
   Secret: [
@@ -178,10 +430,7 @@ const COLUMNS: Record<string, Column[]> = {
     { name: 'Data', type: 'integer', description: 'Number of data items.', cell: (o) => count(o.data) },
     ageColumn,
   ],
-  CustomResourceDefinition: [
-    nameColumn,
-    { name: 'Created At', type: 'date', description: 'Creation time.', cell: (o) => str(get(o, 'metadata', 'creationTimestamp'), '') },
-  ],
+  CustomResourceDefinition: [nameColumn, createdAtColumn],
 };
 
 function columnsFor(kind: string): Column[] {

@@ -134,6 +134,21 @@ describe.each<Engine>(['sqlite', 'etcd'])('kubectl against orch apiserver on %s'
     expect(d.metadata.generation).toBe(2);
   });
 
+  it('prints the printer columns of events and, with -o wide, of deployments', async () => {
+    const event = {
+      apiVersion: 'v1', kind: 'Event', metadata: {name: 'web.start'},
+      involvedObject: {kind: 'Pod', name: 'web', namespace: 'default'}, reason: 'Started', message: 'Started container web',
+      type: 'Normal', source: {component: 'agent', host: 'node-1'}, firstTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), count: 1,
+    };
+    expect((await k(['create', '-f', manifest('event.yaml', event)])).code).toBe(0);
+    const events = await k(['get', 'events']);
+    expect(events.stdout).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n/);
+    expect(events.stdout).toMatch(/Normal\s+Started\s+pod\/web\s+Started container web/);
+    const wide = await k(['get', 'deployment', 'api', '-o', 'wide']);
+    expect(wide.stdout).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\n/);
+    expect(wide.stdout).toMatch(/api\s+\S+\s+\d+\s+\d+\s+\S+\s+api\s+nginx:1\.\d+\s+app=api/);
+  });
+
   it('deletes objects', async () => {
     const r = await k(['delete', 'pod', 'web', '--wait=false']);
     expect(r).toMatchObject({code: 0, stdout: 'pod "web" deleted\n'});

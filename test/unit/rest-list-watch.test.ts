@@ -256,7 +256,7 @@ describe('watch', () => {
     const { reader, controller } = await WatchReader.open(api, `${PODS}?watch=1`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
     const events = await reader.take(2);
     expect(events[0].object.kind).toBe('Table');
-    expect(events[0].object.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Ready', 'Status', 'Restarts', 'Age', 'IP', 'Node']);
+    expect(events[0].object.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Ready', 'Status', 'Restarts', 'Age', 'IP', 'Node', 'Nominated Node', 'Readiness Gates']);
     expect(events[0].object.rows[0].cells.slice(0, 4)).toEqual(['t1', '0/1', 'Pending', '0']);
     expect(events[1].object.columnDefinitions).toBeUndefined();
     controller.abort();
