@@ -4,10 +4,8 @@
  * controllers together against the real REST API (startTestApi). No agent runs there: a simulated
  * agent in this file marks pods Running and Ready by writing their status.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { RestClient } from '../../src/client/rest-client.js';
-import { clientListWatcher, noopMetricsProvider, SharedInformerFactory } from '../../src/client/informers/index.js';
-import type { ControllerContext, RunningController } from '../../src/daemons/controller-manager/controllers/types.js';
+import { describe, expect, it } from '@jest/globals';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { replicaSetController } from '../../src/daemons/controller-manager/controllers/replicaset.js';
 import {
   computeTemplateHash,
@@ -21,8 +19,7 @@ import {
   type ReplicaSet,
 } from '../../src/daemons/controller-manager/controllers/deployment.js';
 import type { Pod } from '../../src/daemons/controller-manager/controllers/replica-set-core.js';
-import type { Logger } from '../../src/lib/klog.js';
-import { startTestApi, type TestApi } from '../helpers/memory-store.js';
+import { eventually, useControllerHarness, type ControllerHarness } from '../helpers/controller-harness.js';
 
 // ---------------------------------------------------------------------------------------------
 // Pure planning.
@@ -147,35 +144,18 @@ describe('computeTemplateHash', () => {
 // ---------------------------------------------------------------------------------------------
 // Against the REST API.
 
-const silent: Logger = { info() {}, warning() {}, error() {}, v: () => ({ enabled: false, info() {} }) };
-
 interface Cluster {
-  api: TestApi;
   client: RestClient;
   /** When true the simulated agent marks every pod Running and Ready. */
   agent: { ready: boolean };
-  stop(): Promise<void>;
 }
 
-const clusters: Cluster[] = [];
-afterEach(async () => {
-  for (const c of clusters.splice(0)) await c.stop();
-});
-
-async function startCluster(): Promise<Cluster> {
-  const api = await startTestApi();
-  const client = new RestClient({ config: { server: api.url, insecure: false } });
-  const informers = new SharedInformerFactory({ listWatcherFor: (_ref, path) => clientListWatcher(client, path) });
-  const abort = new AbortController();
-  const ctx: ControllerContext = {
-    client,
-    informers,
-    options: { 'concurrent-replicaset-syncs': 5, 'concurrent-deployment-syncs': 5 },
-    metrics: noopMetricsProvider,
-    logger: silent,
-    now: () => Date.now(),
-  };
-  const controllers: RunningController[] = [await replicaSetController.start(ctx, abort.signal), await deploymentController.start(ctx, abort.signal)];
+/** Starts the replicaset and deployment controllers on `h`, and the simulated agent (stopped first at teardown). */
+async function startCluster(h: ControllerHarness): Promise<Cluster> {
+  const { client } = h;
+  const options = { 'concurrent-replicaset-syncs': 5, 'concurrent-deployment-syncs': 5 };
+  await h.start(replicaSetController, options);
+  await h.start(deploymentController, options);
   const agent = { ready: true };
   let agentRunning = true;
   const agentLoop = (async () => {
@@ -193,33 +173,15 @@ async function startCluster(): Promise<Cluster> {
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
-  const cluster: Cluster = {
-    api,
-    client,
-    agent,
-    async stop() {
-      agentRunning = false;
-      await agentLoop;
-      abort.abort();
-      await Promise.all(controllers.map((c) => c.done));
-      await informers.shutdown();
-      client.close();
-      await api.close();
-    },
-  };
-  clusters.push(cluster);
-  return cluster;
+  h.onTeardown(async () => {
+    agentRunning = false;
+    await agentLoop;
+  });
+  return { client, agent };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Polls `probe` until it returns a value; fails after `timeoutMs` naming `what`. */
+const waitFor = <T,>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000) => eventually(probe, timeoutMs, what);
 
 const D_PATH = '/apis/apps/v1/namespaces/default/deployments';
 const RS_PATH = '/apis/apps/v1/namespaces/default/replicasets';
@@ -258,8 +220,10 @@ async function rolledOut(c: Cluster, name: string, replicas: number): Promise<De
 }
 
 describe('deployment controller', () => {
+  const h = useControllerHarness();
+
   it('creates a hashed replica set, reports status and conditions, and follows a resize', async () => {
-    const c = await startCluster();
+    const c = await startCluster(h);
     await c.client.request({ method: 'POST', path: D_PATH, body: deploymentBody('web', 3, 'nginx:1.26') });
     const d = await rolledOut(c, 'web', 3);
     const [rs, ...others] = await listReplicaSets(c);
@@ -288,7 +252,7 @@ describe('deployment controller', () => {
   }, 30_000);
 
   it('rolls a template change through a new replica set within maxSurge and maxUnavailable', async () => {
-    const c = await startCluster();
+    const c = await startCluster(h);
     await c.client.request({
       method: 'POST',
       path: D_PATH,
@@ -336,7 +300,7 @@ describe('deployment controller', () => {
   }, 30_000);
 
   it('Recreate removes every old pod before creating new ones', async () => {
-    const c = await startCluster();
+    const c = await startCluster(h);
     await c.client.request({ method: 'POST', path: D_PATH, body: deploymentBody('db', 2, 'postgres:16', { strategy: { type: 'Recreate' } }) });
     await rolledOut(c, 'db', 2);
     const [first] = await listReplicaSets(c);
@@ -364,7 +328,7 @@ describe('deployment controller', () => {
   }, 30_000);
 
   it('keeps at most revisionHistoryLimit old replica sets, deleting the oldest revisions', async () => {
-    const c = await startCluster();
+    const c = await startCluster(h);
     await c.client.request({ method: 'POST', path: D_PATH, body: deploymentBody('web', 1, 'nginx:1', { revisionHistoryLimit: 1 }) });
     await rolledOut(c, 'web', 1);
     for (const image of ['nginx:2', 'nginx:3', 'nginx:4']) {
@@ -380,7 +344,7 @@ describe('deployment controller', () => {
   }, 40_000);
 
   it('does not roll a paused deployment, and rolls it once resumed', async () => {
-    const c = await startCluster();
+    const c = await startCluster(h);
     await c.client.request({ method: 'POST', path: D_PATH, body: deploymentBody('web', 2, 'nginx:1') });
     await rolledOut(c, 'web', 2);
     await c.client.patch(`${D_PATH}/web`, 'application/merge-patch+json', { spec: { paused: true } });

@@ -4,10 +4,9 @@
  * hand-written Endpoints, and Endpoints of deleted services go away. No agent runs, so the test
  * writes pod IPs and readiness into pod status itself. Plus table tests of the pure subset logic.
  */
-import {afterEach, describe, expect, it} from '@jest/globals';
-import {RestClient} from '../../src/client/rest-client.js';
+import {describe, expect, it} from '@jest/globals';
+import type {RestClient} from '../../src/client/rest-client.js';
 import {ApiStatusError} from '../../src/client/errors.js';
-import {clientListWatcher, noopMetricsProvider, SharedInformerFactory} from '../../src/client/informers/index.js';
 import {klog} from '../../src/lib/klog.js';
 import {
   endpointIPFor,
@@ -21,61 +20,7 @@ import {
   type Service,
 } from '../../src/daemons/controller-manager/controllers/endpoints.js';
 import type {RunningController} from '../../src/daemons/controller-manager/controllers/types.js';
-import {startTestApi, type TestApi} from '../helpers/memory-store.js';
-
-// ---------------------------------------------------------------------------------------------
-// Harness: API server, client, informers and the controller; everything stopped after each test.
-
-interface Harness {
-  api: TestApi;
-  client: RestClient;
-  stop(): Promise<void>;
-}
-
-let harness: Harness | undefined;
-
-async function startApi(): Promise<{api: TestApi; client: RestClient}> {
-  const api = await startTestApi();
-  return {api, client: new RestClient({config: {server: api.url, insecure: false}})};
-}
-
-async function startController(api: TestApi, client: RestClient, options: Record<string, unknown> = {}): Promise<Harness> {
-  const informers = new SharedInformerFactory({listWatcherFor: (_ref, path) => clientListWatcher(client, path)});
-  const abort = new AbortController();
-  const running: RunningController = await endpointsController.start(
-    {client, informers, options: {'concurrent-endpoint-syncs': 2, ...options}, metrics: noopMetricsProvider, logger: klog('test'), now: () => Date.now()},
-    abort.signal,
-  );
-  informers.start();
-  harness = {
-    api,
-    client,
-    async stop() {
-      abort.abort();
-      await running.done;
-      await informers.shutdown();
-      client.close();
-      await api.close();
-    },
-  };
-  return harness;
-}
-
-afterEach(async () => {
-  await harness?.stop();
-  harness = undefined;
-});
-
-/** Polls `read` until `accept` holds, for at most `timeoutMs`; returns the last value read. */
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!accept(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    value = await read();
-  }
-  return value;
-}
+import {pollUntil, useControllerHarness} from '../helpers/controller-harness.js';
 
 const NS = 'default';
 
@@ -112,9 +57,13 @@ const ips = (addresses: {ip: string}[] | undefined) => (addresses ?? []).map((a)
 // ---------------------------------------------------------------------------------------------
 
 describe('endpoints controller against the REST API', () => {
+  const h = useControllerHarness({logger: klog('test')});
+  const startController = (options: Record<string, unknown> = {}): Promise<RunningController> =>
+    h.start(endpointsController, {'concurrent-endpoint-syncs': 2, ...options});
+
   it('lists ready and not-ready pods with their node, reference and resolved ports', async () => {
-    const {api, client} = await startApi();
-    await startController(api, client);
+    const {client} = h;
+    await startController();
     await createService(client, 'web', {
       selector: {app: 'web'},
       ports: [
@@ -131,7 +80,7 @@ describe('endpoints controller against the REST API', () => {
     await setPodStatus(client, 'web-no-ip', undefined, true);
     await setPodStatus(client, 'other', '10.1.0.9', true);
 
-    const endpoints = await eventually(() => getEndpoints(client, 'web'), (e) => e?.subsets?.[0]?.notReadyAddresses?.length === 1);
+    const endpoints = await pollUntil(() => getEndpoints(client, 'web'), (e) => e?.subsets?.[0]?.notReadyAddresses?.length === 1);
     expect(endpoints.metadata.labels).toEqual({tier: 'front'});
     expect(endpoints.subsets).toEqual([
       {
@@ -146,45 +95,45 @@ describe('endpoints controller against the REST API', () => {
   });
 
   it('follows readiness, label changes and deletions of pods', async () => {
-    const {api, client} = await startApi();
-    await startController(api, client);
+    const {client} = h;
+    await startController();
     await createService(client, 'api', {selector: {app: 'api'}, ports: [{port: 80}]});
     for (const [name, ip] of [['api-1', '10.2.0.1'], ['api-2', '10.2.0.2']] as const) {
       await createPod(client, name, {app: 'api'});
       await setPodStatus(client, name, ip, false);
     }
-    let endpoints = await eventually(() => getEndpoints(client, 'api'), (e) => ips(e?.subsets?.[0]?.notReadyAddresses).length === 2);
+    let endpoints = await pollUntil(() => getEndpoints(client, 'api'), (e) => ips(e?.subsets?.[0]?.notReadyAddresses).length === 2);
     expect(ips(endpoints.subsets[0].notReadyAddresses)).toEqual(['10.2.0.1', '10.2.0.2']);
 
     await setPodStatus(client, 'api-1', '10.2.0.1', true);
-    endpoints = await eventually(() => getEndpoints(client, 'api'), (e) => ips(e?.subsets?.[0]?.addresses).length === 1);
+    endpoints = await pollUntil(() => getEndpoints(client, 'api'), (e) => ips(e?.subsets?.[0]?.addresses).length === 1);
     expect(ips(endpoints.subsets[0].addresses)).toEqual(['10.2.0.1']);
     expect(ips(endpoints.subsets[0].notReadyAddresses)).toEqual(['10.2.0.2']);
 
     // Relabelled away from the selector: out of the service.
     await client.patch(`/api/v1/namespaces/${NS}/pods/api-2`, 'application/merge-patch+json', {metadata: {labels: {app: 'elsewhere'}}});
-    endpoints = await eventually(() => getEndpoints(client, 'api'), (e) => e?.subsets?.[0]?.notReadyAddresses === undefined);
+    endpoints = await pollUntil(() => getEndpoints(client, 'api'), (e) => e?.subsets?.[0]?.notReadyAddresses === undefined);
     expect(endpoints.subsets).toEqual([{addresses: [expect.objectContaining({ip: '10.2.0.1'})], ports: [{port: 80, protocol: 'TCP'}]}]);
 
     // Graceful deletion marks the pod terminating at once (it has a node): it leaves the Endpoints.
     await client.request({method: 'DELETE', path: `/api/v1/namespaces/${NS}/pods/api-1`});
-    endpoints = await eventually(() => getEndpoints(client, 'api'), (e) => e !== undefined && e.subsets === undefined);
+    endpoints = await pollUntil(() => getEndpoints(client, 'api'), (e) => e !== undefined && e.subsets === undefined);
     expect(endpoints.subsets).toBeUndefined();
   });
 
   it('publishes not-ready pods as ready when the service says publishNotReadyAddresses', async () => {
-    const {api, client} = await startApi();
-    await startController(api, client);
+    const {client} = h;
+    await startController();
     await createService(client, 'peers', {selector: {app: 'db'}, clusterIP: 'None', publishNotReadyAddresses: true, ports: [{port: 5432}]});
     await createPod(client, 'db-0', {app: 'db'});
     await setPodStatus(client, 'db-0', '10.3.0.1', false);
-    const endpoints = await eventually(() => getEndpoints(client, 'peers'), (e) => e?.subsets?.length === 1);
+    const endpoints = await pollUntil(() => getEndpoints(client, 'peers'), (e) => e?.subsets?.length === 1);
     expect(ips(endpoints.subsets[0].addresses)).toEqual(['10.3.0.1']);
     expect(endpoints.metadata.labels).toEqual({'service.orch.io/headless': ''});
   });
 
   it('leaves services without a selector alone and removes Endpoints of deleted services', async () => {
-    const {api, client} = await startApi();
+    const {client} = h;
     // Endpoints left over from a service deleted while no controller ran.
     await client.request({method: 'POST', path: `/api/v1/namespaces/${NS}/endpoints`, body: {metadata: {name: 'gone'}, subsets: [{addresses: [{ip: '10.9.9.9'}], ports: [{port: 1}]}]}});
     await createService(client, 'external-db', {ports: [{port: 5432}]});
@@ -193,12 +142,12 @@ describe('endpoints controller against the REST API', () => {
       path: `/api/v1/namespaces/${NS}/endpoints`,
       body: {metadata: {name: 'external-db'}, subsets: [{addresses: [{ip: '192.168.1.5'}], ports: [{port: 5432}]}]},
     });
-    await startController(api, client);
+    await startController();
 
-    expect(await eventually(() => getEndpoints(client, 'gone'), (e) => e === undefined)).toBeUndefined();
+    expect(await pollUntil(() => getEndpoints(client, 'gone'), (e) => e === undefined)).toBeUndefined();
 
     await createService(client, 'cache', {selector: {app: 'cache'}, ports: [{port: 6379}]});
-    const cache = await eventually(() => getEndpoints(client, 'cache'), (e) => e !== undefined);
+    const cache = await pollUntil(() => getEndpoints(client, 'cache'), (e) => e !== undefined);
     expect(cache.subsets).toBeUndefined();
     // The selector-less service was synced at start like every service; its Endpoints are untouched.
     const external = await getEndpoints(client, 'external-db');
@@ -206,24 +155,24 @@ describe('endpoints controller against the REST API', () => {
     expect(external.subsets[0].addresses).toEqual([{ip: '192.168.1.5'}]);
 
     await client.request({method: 'DELETE', path: `/api/v1/namespaces/${NS}/services/cache`});
-    expect(await eventually(() => getEndpoints(client, 'cache'), (e) => e === undefined)).toBeUndefined();
+    expect(await pollUntil(() => getEndpoints(client, 'cache'), (e) => e === undefined)).toBeUndefined();
     // Deleting the Endpoints of a live service with a selector brings them back.
     await createService(client, 'cache2', {selector: {app: 'cache'}, ports: [{port: 6379}]});
-    const first = await eventually(() => getEndpoints(client, 'cache2'), (e) => e !== undefined);
+    const first = await pollUntil(() => getEndpoints(client, 'cache2'), (e) => e !== undefined);
     await client.request({method: 'DELETE', path: `/api/v1/namespaces/${NS}/endpoints/cache2`});
-    const again = await eventually(() => getEndpoints(client, 'cache2'), (e) => e !== undefined && e.metadata.uid !== first.metadata.uid);
+    const again = await pollUntil(() => getEndpoints(client, 'cache2'), (e) => e !== undefined && e.metadata.uid !== first.metadata.uid);
     expect(again.metadata.uid).not.toBe(first.metadata.uid);
   });
 
   it('waits --endpoint-updates-batch-period before acting on pod changes', async () => {
-    const {api, client} = await startApi();
-    await startController(api, client, {'endpoint-updates-batch-period': {ms: 400, text: '400ms'}});
+    const {client} = h;
+    await startController({'endpoint-updates-batch-period': {ms: 400, text: '400ms'}});
     await createService(client, 'batch', {selector: {app: 'batch'}, ports: [{port: 80}]});
-    await eventually(() => getEndpoints(client, 'batch'), (e) => e !== undefined);
+    await pollUntil(() => getEndpoints(client, 'batch'), (e) => e !== undefined);
     await createPod(client, 'batch-1', {app: 'batch'});
     const changed = Date.now();
     await setPodStatus(client, 'batch-1', '10.4.0.1', true);
-    const endpoints = await eventually(() => getEndpoints(client, 'batch'), (e) => e?.subsets?.length === 1);
+    const endpoints = await pollUntil(() => getEndpoints(client, 'batch'), (e) => e?.subsets?.length === 1);
     expect(ips(endpoints.subsets[0].addresses)).toEqual(['10.4.0.1']);
     expect(Date.now() - changed).toBeGreaterThanOrEqual(350);
   });

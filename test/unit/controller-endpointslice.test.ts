@@ -4,9 +4,8 @@
  * shrink back, keep a placeholder for a service without pods, and go with their service. No agent
  * runs, so the test writes pod IPs and readiness itself. Plus table tests of the pure planner.
  */
-import {afterEach, describe, expect, it} from '@jest/globals';
-import {RestClient} from '../../src/client/rest-client.js';
-import {clientListWatcher, noopMetricsProvider, SharedInformerFactory} from '../../src/client/informers/index.js';
+import {describe, expect, it} from '@jest/globals';
+import type {RestClient} from '../../src/client/rest-client.js';
 import {klog} from '../../src/lib/klog.js';
 import {
   addressTypesFor,
@@ -17,49 +16,7 @@ import {
   type SliceEndpoint,
 } from '../../src/daemons/controller-manager/controllers/endpointslice.js';
 import type {Pod, Service} from '../../src/daemons/controller-manager/controllers/endpoints.js';
-import type {RunningController} from '../../src/daemons/controller-manager/controllers/types.js';
-import {startTestApi, type TestApi} from '../helpers/memory-store.js';
-
-// ---------------------------------------------------------------------------------------------
-// Harness.
-
-let stopHarness: (() => Promise<void>) | undefined;
-
-async function start(options: Record<string, unknown> = {}, before?: (client: RestClient) => Promise<void>): Promise<{api: TestApi; client: RestClient}> {
-  const api = await startTestApi();
-  const client = new RestClient({config: {server: api.url, insecure: false}});
-  await before?.(client);
-  const informers = new SharedInformerFactory({listWatcherFor: (_ref, path) => clientListWatcher(client, path)});
-  const abort = new AbortController();
-  const running: RunningController = await endpointSliceController.start(
-    {client, informers, options: {'concurrent-service-endpoint-syncs': 2, ...options}, metrics: noopMetricsProvider, logger: klog('test'), now: () => Date.now()},
-    abort.signal,
-  );
-  informers.start();
-  stopHarness = async () => {
-    abort.abort();
-    await running.done;
-    await informers.shutdown();
-    client.close();
-    await api.close();
-  };
-  return {api, client};
-}
-
-afterEach(async () => {
-  await stopHarness?.();
-  stopHarness = undefined;
-});
-
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!accept(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    value = await read();
-  }
-  return value;
-}
+import {pollUntil, useControllerHarness} from '../helpers/controller-harness.js';
 
 const NS = 'default';
 
@@ -88,16 +45,22 @@ const names = (endpoints: SliceEndpoint[]) => endpoints.map((e) => e.targetRef?.
 // ---------------------------------------------------------------------------------------------
 
 describe('endpointslice controller against the REST API', () => {
+  const h = useControllerHarness({logger: klog('test')});
+  /** Starts the controller; returns the client the test drives the API with. */
+  async function start(options: Record<string, unknown> = {}): Promise<RestClient> {
+    await h.start(endpointSliceController, {'concurrent-service-endpoint-syncs': 2, ...options});
+    return h.client;
+  }
+
   it('serves endpointslices in discovery.orch.io/v1', async () => {
-    const {client} = await start();
+    const client = await start();
     const list = await client.get<{resources: {name: string; kind: string; namespaced: boolean}[]}>('/apis/discovery.orch.io/v1');
     expect(list.resources).toContainEqual(expect.objectContaining({name: 'endpointslices', kind: 'EndpointSlice', namespaced: true}));
   });
 
   it('writes a slice with the labels, owner, address type, conditions, zone and ports upstream writes', async () => {
-    const {client} = await start({}, async (c) => {
-      await c.request({method: 'POST', path: '/api/v1/nodes', body: {metadata: {name: 'node-a', labels: {'topology.orch.io/zone': 'zone-1'}}}});
-    });
+    await h.client.request({method: 'POST', path: '/api/v1/nodes', body: {metadata: {name: 'node-a', labels: {'topology.orch.io/zone': 'zone-1'}}}});
+    const client = await start();
     const {body: service} = await createService(client, 'web', {selector: {app: 'web'}, ports: [{name: 'http', port: 80, targetPort: 'web'}]}, {team: 'a'});
     const ready = await createPod(client, 'web-1', {app: 'web'}, '10.1.0.1', true);
     await createPod(client, 'web-2', {app: 'web'}, '10.1.0.2', false);
@@ -105,7 +68,7 @@ describe('endpointslice controller against the REST API', () => {
     // Graceful deletion (the pod has a node): terminating, still serving, no longer ready.
     await client.request({method: 'DELETE', path: `/api/v1/namespaces/${NS}/pods/web-3`});
 
-    const slices = await eventually(() => slicesOf(client, 'web'), (s) => s.length === 1 && allEndpoints(s).some((e) => e.conditions.terminating));
+    const slices = await pollUntil(() => slicesOf(client, 'web'), (s) => s.length === 1 && allEndpoints(s).some((e) => e.conditions.terminating));
     const [slice] = slices;
     expect(slice!.metadata!.name).toMatch(/^web-[a-z0-9]{5}$/);
     expect(slice!.metadata!.labels).toEqual({team: 'a', 'orch.io/service-name': 'web', 'endpointslice.orch.io/managed-by': 'endpointslice-controller.orch.io'});
@@ -125,25 +88,25 @@ describe('endpointslice controller against the REST API', () => {
   });
 
   it('splits at --max-endpoints-per-slice and shrinks back as pods go', async () => {
-    const {client} = await start({'max-endpoints-per-slice': 2});
+    const client = await start({'max-endpoints-per-slice': 2});
     await createService(client, 'big', {selector: {app: 'big'}, ports: [{port: 80}]});
     for (let i = 1; i <= 5; i++) await createPod(client, `big-${i}`, {app: 'big'}, `10.2.0.${i}`, true, '');
-    let slices = await eventually(() => slicesOf(client, 'big'), (s) => allEndpoints(s).length === 5);
+    let slices = await pollUntil(() => slicesOf(client, 'big'), (s) => allEndpoints(s).length === 5);
     expect(slices.map((s) => s.endpoints!.length).sort()).toEqual([1, 2, 2]);
     expect(names(allEndpoints(slices))).toEqual(['big-1', 'big-2', 'big-3', 'big-4', 'big-5']);
 
     // Pods without a node are deleted at once.
     for (const i of [1, 2, 3, 5]) await client.request({method: 'DELETE', path: `/api/v1/namespaces/${NS}/pods/big-${i}`});
-    slices = await eventually(() => slicesOf(client, 'big'), (s) => s.length === 1 && allEndpoints(s).length === 1);
+    slices = await pollUntil(() => slicesOf(client, 'big'), (s) => s.length === 1 && allEndpoints(s).length === 1);
     expect(slices).toHaveLength(1);
     expect(names(allEndpoints(slices))).toEqual(['big-4']);
   });
 
   it('keeps a placeholder for a service without pods, skips services without selectors, and removes slices with their service', async () => {
-    const {client} = await start();
+    const client = await start();
     await createService(client, 'manual', {ports: [{port: 80}]});
     await createService(client, 'empty', {selector: {app: 'none'}, ports: [{port: 80}]});
-    const slices = await eventually(() => slicesOf(client, 'empty'), (s) => s.length === 1);
+    const slices = await pollUntil(() => slicesOf(client, 'empty'), (s) => s.length === 1);
     expect(slices[0]!.endpoints ?? []).toEqual([]);
     expect(slices[0]!.ports ?? []).toEqual([]);
     // The selector-less service was queued before `empty`, whose slice is there now: it got none.
@@ -151,11 +114,11 @@ describe('endpointslice controller against the REST API', () => {
 
     // A pod arriving fills the placeholder rather than adding a slice.
     await createPod(client, 'p1', {app: 'none'}, '10.3.0.1', true);
-    const filled = await eventually(() => slicesOf(client, 'empty'), (s) => allEndpoints(s).length === 1);
+    const filled = await pollUntil(() => slicesOf(client, 'empty'), (s) => allEndpoints(s).length === 1);
     expect(filled.map((s) => s.metadata!.name)).toEqual([slices[0]!.metadata!.name]);
 
     await client.request({method: 'DELETE', path: `/api/v1/namespaces/${NS}/services/empty`});
-    expect(await eventually(() => slicesOf(client, 'empty'), (s) => s.length === 0)).toEqual([]);
+    expect(await pollUntil(() => slicesOf(client, 'empty'), (s) => s.length === 0)).toEqual([]);
   });
 });
 

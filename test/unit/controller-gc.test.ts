@@ -4,10 +4,9 @@
  * that waits for blocking dependents, orphaning, owners served from a CRD, and
  * --enable-garbage-collector=false. Plus table tests of the pure decision and graph.
  */
-import {afterEach, describe, expect, it} from '@jest/globals';
-import {RestClient} from '../../src/client/rest-client.js';
+import {describe, expect, it} from '@jest/globals';
+import type {RestClient} from '../../src/client/rest-client.js';
 import {ApiStatusError} from '../../src/client/errors.js';
-import {clientListWatcher, noopMetricsProvider, SharedInformerFactory} from '../../src/client/informers/index.js';
 import {klog} from '../../src/lib/klog.js';
 import {
   createGarbageCollectorController,
@@ -18,54 +17,16 @@ import {
   type MonitoredResource,
 } from '../../src/daemons/controller-manager/controllers/garbage-collector.js';
 import type {RunningController} from '../../src/daemons/controller-manager/controllers/types.js';
-import {startTestApi, type TestApi} from '../helpers/memory-store.js';
-
-// ---------------------------------------------------------------------------------------------
-// Harness.
-
-let stopHarness: (() => Promise<void>) | undefined;
-
-async function start(options: Record<string, unknown> = {}, before?: (client: RestClient) => Promise<void>): Promise<{api: TestApi; client: RestClient; running: RunningController}> {
-  const api = await startTestApi();
-  const client = new RestClient({config: {server: api.url, insecure: false}});
-  await before?.(client);
-  const informers = new SharedInformerFactory({listWatcherFor: (_ref, path) => clientListWatcher(client, path)});
-  const abort = new AbortController();
-  const running = await createGarbageCollectorController({discoveryResyncMs: 200}).start(
-    {client, informers, options: {'concurrent-gc-syncs': 4, ...options}, metrics: noopMetricsProvider, logger: klog('test'), now: () => Date.now()},
-    abort.signal,
-  );
-  informers.start();
-  stopHarness = async () => {
-    abort.abort();
-    await running.done;
-    await informers.shutdown();
-    client.close();
-    await api.close();
-  };
-  return {api, client, running};
-}
-
-afterEach(async () => {
-  await stopHarness?.();
-  stopHarness = undefined;
-});
-
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!accept(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    value = await read();
-  }
-  return value;
-}
+import {pollUntil, useControllerHarness} from '../helpers/controller-harness.js';
 
 const NS = 'default';
 const RS = `/apis/apps/v1/namespaces/${NS}/replicasets`;
 const DEPLOY = `/apis/apps/v1/namespaces/${NS}/deployments`;
 const PODS = `/api/v1/namespaces/${NS}/pods`;
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
+
+/** How long each wait for the collector to act may last. */
+const GC_WAIT_MS = 8000;
 
 interface Obj {
   apiVersion: string;
@@ -97,15 +58,20 @@ async function read(client: RestClient, path: string): Promise<Obj | undefined> 
   }
 }
 
-const gone = (client: RestClient, path: string) => eventually(() => read(client, path), (o) => o === undefined);
+const gone = (client: RestClient, path: string) => pollUntil(() => read(client, path), (o) => o === undefined, GC_WAIT_MS);
 const del = (client: RestClient, path: string, propagationPolicy?: string) =>
   client.request({method: 'DELETE', path, body: propagationPolicy ? {propagationPolicy} : undefined});
 
 // ---------------------------------------------------------------------------------------------
 
 describe('garbage collector against the REST API', () => {
+  const h = useControllerHarness({logger: klog('test')});
+  const start = (options: Record<string, unknown> = {}): Promise<RunningController> =>
+    h.start(createGarbageCollectorController({discoveryResyncMs: 200}), {'concurrent-gc-syncs': 4, ...options});
+
   it('deletes the dependents of a deleted owner, and only drops the reference when another owner remains', async () => {
-    const {client} = await start();
+    const {client} = h;
+    await start();
     const rs = await replicaSet(client, 'web');
     const keeper = await configMap(client, 'keeper');
     await pod(client, 'web-1', [ref(rs)]);
@@ -117,27 +83,27 @@ describe('garbage collector against the REST API', () => {
     expect(await gone(client, `${PODS}/web-1`)).toBeUndefined();
     expect(await gone(client, `${PODS}/web-2`)).toBeUndefined();
     expect(await gone(client, `${CMS}/web-config`)).toBeUndefined();
-    const shared = await eventually(() => read(client, `${PODS}/shared`), (p) => p?.metadata.ownerReferences?.length === 1);
+    const shared = await pollUntil(() => read(client, `${PODS}/shared`), (p) => p?.metadata.ownerReferences?.length === 1, GC_WAIT_MS);
     expect(shared!.metadata.ownerReferences).toEqual([ref(keeper)]);
   });
 
   it('deletes dependents found at start whose owner is missing or was replaced under its name', async () => {
-    let replaced: Obj | undefined;
-    const {client} = await start({}, async (c) => {
-      const old = await replicaSet(c, 'again');
-      await del(c, `${RS}/again`);
-      replaced = await replicaSet(c, 'again');
-      await pod(c, 'of-old', [ref(old)]);
-      await pod(c, 'of-new', [ref(replaced)]);
-      await configMap(c, 'of-nobody', [{apiVersion: 'v1', kind: 'ConfigMap', name: 'never', uid: 'no-such-uid'}]);
-    });
+    const {client} = h;
+    const old = await replicaSet(client, 'again');
+    await del(client, `${RS}/again`);
+    const replaced = await replicaSet(client, 'again');
+    await pod(client, 'of-old', [ref(old)]);
+    await pod(client, 'of-new', [ref(replaced)]);
+    await configMap(client, 'of-nobody', [{apiVersion: 'v1', kind: 'ConfigMap', name: 'never', uid: 'no-such-uid'}]);
+    await start();
     expect(await gone(client, `${PODS}/of-old`)).toBeUndefined();
     expect(await gone(client, `${CMS}/of-nobody`)).toBeUndefined();
-    expect((await read(client, `${PODS}/of-new`))?.metadata.ownerReferences).toEqual([ref(replaced!)]);
+    expect((await read(client, `${PODS}/of-new`))?.metadata.ownerReferences).toEqual([ref(replaced)]);
   });
 
   it('foreground: dependents go first, the owner waits for blocking ones, then goes', async () => {
-    const {client} = await start();
+    const {client} = h;
+    await start();
     const deploy = await create(client, DEPLOY, {apiVersion: 'apps/v1', kind: 'Deployment', metadata: {name: 'app'}, spec: {selector: {matchLabels: {app: 'x'}}, template}});
     const rs = await replicaSet(client, 'app-1', [ref(deploy, true)]);
     // The test's own finalizer keeps this pod (and so its owners) around until the test lets go.
@@ -146,7 +112,7 @@ describe('garbage collector against the REST API', () => {
 
     await del(client, `${DEPLOY}/app`, 'Foreground');
     expect(await gone(client, `${CMS}/app-settings`)).toBeUndefined();
-    const held = await eventually(() => read(client, `${PODS}/app-1-a`), (p) => p?.metadata.deletionTimestamp !== undefined);
+    const held = await pollUntil(() => read(client, `${PODS}/app-1-a`), (p) => p?.metadata.deletionTimestamp !== undefined, GC_WAIT_MS);
     expect(held!.metadata.deletionTimestamp).toBeDefined();
     // The blocked owners are still there, each waiting with the foregroundDeletion finalizer.
     expect((await read(client, `${RS}/app-1`))?.metadata.finalizers).toEqual(['foregroundDeletion']);
@@ -158,7 +124,8 @@ describe('garbage collector against the REST API', () => {
   });
 
   it('orphan: dependents lose the reference and stay, the owner goes', async () => {
-    const {client} = await start();
+    const {client} = h;
+    await start();
     const rs = await replicaSet(client, 'lonely');
     const other = await configMap(client, 'other-owner');
     await pod(client, 'lonely-1', [ref(rs, true)]);
@@ -173,7 +140,8 @@ describe('garbage collector against the REST API', () => {
   });
 
   it('watches resources served from a CRD created after it started', async () => {
-    const {client} = await start();
+    const {client} = h;
+    await start();
     await client.request({
       method: 'POST',
       path: '/apis/apiextensions.orch.io/v1/customresourcedefinitions',
@@ -196,9 +164,9 @@ describe('garbage collector against the REST API', () => {
   });
 
   it('does nothing with --enable-garbage-collector=false', async () => {
-    const {api, client, running} = await start({'enable-garbage-collector': false}, async (c) => {
-      await configMap(c, 'dangling', [{apiVersion: 'v1', kind: 'ConfigMap', name: 'never', uid: 'no-such-uid'}]);
-    });
+    const {api, client} = h;
+    await configMap(client, 'dangling', [{apiVersion: 'v1', kind: 'ConfigMap', name: 'never', uid: 'no-such-uid'}]);
+    const running = await start({'enable-garbage-collector': false});
     await running.done;
     expect(running.snapshot()).toMatchObject({workers: 0, details: {enabled: 'false'}});
     const before = api.authorizer.seen.length;

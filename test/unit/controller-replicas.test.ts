@@ -3,69 +3,24 @@
  * pods kept at the replica count, adoption and release by selector, scaling, status, and the
  * ReplicaFailure condition. No agent runs: readiness is written by the test into pod status.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { RestClient } from '../../src/client/rest-client.js';
-import { clientListWatcher, noopMetricsProvider, SharedInformerFactory } from '../../src/client/informers/index.js';
-import type { ControllerContext, ControllerDescriptor } from '../../src/daemons/controller-manager/controllers/types.js';
+import { describe, expect, it } from '@jest/globals';
+import type { RestClient } from '../../src/client/rest-client.js';
+import type { ControllerDescriptor } from '../../src/daemons/controller-manager/controllers/types.js';
 import { replicationControllerController } from '../../src/daemons/controller-manager/controllers/replicationcontroller.js';
 import { replicaSetController } from '../../src/daemons/controller-manager/controllers/replicaset.js';
 import type { Pod } from '../../src/daemons/controller-manager/controllers/replica-set-core.js';
-import type { Logger } from '../../src/lib/klog.js';
-import { startTestApi, type TestApi } from '../helpers/memory-store.js';
+import { eventually, useControllerHarness, type ControllerHarness } from '../helpers/controller-harness.js';
 
-const silent: Logger = { info() {}, warning() {}, error() {}, v: () => ({ enabled: false, info() {} }) };
+const h = useControllerHarness();
 
-interface Harness {
-  api: TestApi;
-  client: RestClient;
-  stop(): Promise<void>;
+/** Starts one controller; returns the harness, whose `api` and `client` the test uses. */
+async function start(descriptor: ControllerDescriptor, options: Record<string, unknown> = {}): Promise<ControllerHarness> {
+  await h.start(descriptor, { 'concurrent-rc-syncs': 5, 'concurrent-replicaset-syncs': 5, ...options });
+  return h;
 }
 
-const running: Harness[] = [];
-afterEach(async () => {
-  for (const h of running.splice(0)) await h.stop();
-});
-
-async function start(descriptor: ControllerDescriptor, options: Record<string, unknown> = {}): Promise<Harness> {
-  const api = await startTestApi();
-  const client = new RestClient({ config: { server: api.url, insecure: false } });
-  const informers = new SharedInformerFactory({ listWatcherFor: (_ref, path) => clientListWatcher(client, path) });
-  const abort = new AbortController();
-  const ctx: ControllerContext = {
-    client,
-    informers,
-    options: { 'concurrent-rc-syncs': 5, 'concurrent-replicaset-syncs': 5, ...options },
-    metrics: noopMetricsProvider,
-    logger: silent,
-    now: () => Date.now(),
-  };
-  const controller = await descriptor.start(ctx, abort.signal);
-  const harness: Harness = {
-    api,
-    client,
-    async stop() {
-      abort.abort();
-      await controller.done;
-      await informers.shutdown();
-      client.close();
-      await api.close();
-    },
-  };
-  running.push(harness);
-  return harness;
-}
-
-/** Polls `probe` until it returns a value other than undefined; fails after `timeoutMs`. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await probe();
-    if (last !== undefined) return last;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Polls `probe` until it returns a value; fails after `timeoutMs` naming `what`. */
+const waitFor = <T,>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000) => eventually(probe, timeoutMs, what);
 
 const template = (labels: Record<string, string>) => ({
   metadata: { labels },

@@ -6,16 +6,13 @@
  * removed with its account; a hand-made token secret is filled in; RSA and EC keys both work;
  * without a key the token controller stays idle.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Logger } from '../../src/lib/klog.js';
-import { RestClient } from '../../src/client/rest-client.js';
-import { clientListWatcher, noopMetricsProvider, SharedInformerFactory } from '../../src/client/informers/index.js';
-import type { ControllerContext, ControllerDescriptor, RunningController } from '../../src/daemons/controller-manager/controllers/types.js';
 import { missingServiceAccounts, serviceAccountController } from '../../src/daemons/controller-manager/controllers/serviceaccount.js';
 import {
   legacyClaims,
@@ -24,22 +21,13 @@ import {
   serviceAccountTokenController,
   signerFromPem,
 } from '../../src/daemons/controller-manager/controllers/serviceaccount-token.js';
-import { call, startTestApi, type TestApi } from '../helpers/memory-store.js';
+import { call } from '../helpers/memory-store.js';
+import { eventually as eventuallyWithin, pause, useControllerHarness } from '../helpers/controller-harness.js';
 
 const TOKEN_TYPE = 'orch.io/service-account-token';
 const CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBfakeCAforTests\n-----END CERTIFICATE-----\n';
 
-async function eventually<T>(probe: () => Promise<T | undefined | false | null>, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs}ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const eventually = <T,>(probe: () => Promise<T | undefined | false | null>) => eventuallyWithin(probe, 8000);
 
 let dir: string;
 let rsaKeyFile: string;
@@ -58,11 +46,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-let api: TestApi;
-let client: RestClient;
-let factory: SharedInformerFactory;
-let stop: AbortController;
-let started: RunningController[];
 let logged: string[];
 
 const logger: Logger = {
@@ -72,45 +55,27 @@ const logger: Logger = {
   v: () => ({ enabled: false, info() {} }),
 };
 
-async function run(descriptor: ControllerDescriptor, options: Record<string, unknown> = {}): Promise<RunningController> {
-  const ctx: ControllerContext = { client, informers: factory, options, metrics: noopMetricsProvider, logger, now: () => Date.now() };
-  const controller = await descriptor.start(ctx, stop.signal);
-  started.push(controller);
-  return controller;
-}
+const h = useControllerHarness({ logger });
 
-beforeEach(async () => {
-  api = await startTestApi();
-  client = new RestClient({ config: { server: api.url, insecure: false } });
-  factory = new SharedInformerFactory({ listWatcherFor: (_ref, path) => clientListWatcher(client, path) });
-  stop = new AbortController();
-  started = [];
+beforeEach(() => {
   logged = [];
 });
 
-afterEach(async () => {
-  stop.abort();
-  await Promise.all(started.map((c) => c.done));
-  await factory.shutdown();
-  client.close();
-  await api.close();
-});
-
 const get = async (path: string) => {
-  const reply = await call(api, 'GET', path);
+  const reply = await call(h.api, 'GET', path);
   return reply.status === 200 ? reply.body : undefined;
 };
-const createNamespace = (name: string) => call(api, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+const createNamespace = (name: string) => call(h.api, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
 const decode = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
 
 describe('serviceaccount controller', () => {
   it('creates `default` in existing and new namespaces, and again when it is deleted', async () => {
-    const controller = await run(serviceAccountController);
+    const controller = await h.start(serviceAccountController);
     const first = await eventually(() => get('/api/v1/namespaces/default/serviceaccounts/default'));
     await createNamespace('team-a');
     await eventually(() => get('/api/v1/namespaces/team-a/serviceaccounts/default'));
 
-    await call(api, 'DELETE', '/api/v1/namespaces/default/serviceaccounts/default');
+    await call(h.api, 'DELETE', '/api/v1/namespaces/default/serviceaccounts/default');
     const again = await eventually(async () => {
       const sa = await get('/api/v1/namespaces/default/serviceaccounts/default');
       return sa?.metadata.uid !== first.metadata.uid && sa;
@@ -120,11 +85,11 @@ describe('serviceaccount controller', () => {
   });
 
   it('does not recreate it in a namespace being deleted', async () => {
-    await run(serviceAccountController);
+    await h.start(serviceAccountController);
     await createNamespace('leaving');
     await eventually(() => get('/api/v1/namespaces/leaving/serviceaccounts/default'));
-    await call(api, 'DELETE', '/api/v1/namespaces/leaving'); // stays Terminating: no namespace controller here
-    await call(api, 'DELETE', '/api/v1/namespaces/leaving/serviceaccounts/default');
+    await call(h.api, 'DELETE', '/api/v1/namespaces/leaving'); // stays Terminating: no namespace controller here
+    await call(h.api, 'DELETE', '/api/v1/namespaces/leaving/serviceaccounts/default');
     await pause(300);
     expect(await get('/api/v1/namespaces/leaving/serviceaccounts/default')).toBeUndefined();
     expect(logged.filter((line) => line.includes('failed'))).toEqual([]);
@@ -154,8 +119,8 @@ describe('serviceaccount-token controller', () => {
   }
 
   it('gives each service account a referenced token secret with a JWT signed by the key, the namespace and ca.crt', async () => {
-    await run(serviceAccountController);
-    const controller = await run(serviceAccountTokenController, tokenOptions());
+    await h.start(serviceAccountController);
+    const controller = await h.start(serviceAccountTokenController, tokenOptions());
     const { sa, secret } = await referencedToken('default', 'default');
 
     expect(secret.type).toBe(TOKEN_TYPE);
@@ -181,11 +146,11 @@ describe('serviceaccount-token controller', () => {
   });
 
   it('replaces a deleted token secret and deletes the tokens of a deleted account', async () => {
-    await run(serviceAccountTokenController, tokenOptions());
-    await call(api, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } } });
+    await h.start(serviceAccountTokenController, tokenOptions());
+    await call(h.api, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } } });
     const { secret: first } = await referencedToken('default', 'builder');
 
-    await call(api, 'DELETE', `/api/v1/namespaces/default/secrets/${first.metadata.name}`);
+    await call(h.api, 'DELETE', `/api/v1/namespaces/default/secrets/${first.metadata.name}`);
     const { sa, secret: second } = await referencedToken('default', 'builder', first.metadata.name);
     expect(second.metadata.name).not.toBe(first.metadata.name);
     await eventually(async () => {
@@ -194,16 +159,16 @@ describe('serviceaccount-token controller', () => {
     });
     expect(sa.secrets.map((s: { name: string }) => s.name)).toContain(second.metadata.name);
 
-    await call(api, 'DELETE', '/api/v1/namespaces/default/serviceaccounts/builder');
+    await call(h.api, 'DELETE', '/api/v1/namespaces/default/serviceaccounts/builder');
     await eventually(async () => (await get(`/api/v1/namespaces/default/secrets/${second.metadata.name}`)) === undefined);
   });
 
   it('fills in a token secret created by hand for an account', async () => {
-    await call(api, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'ci' } } });
-    await call(api, 'POST', '/api/v1/namespaces/default/secrets', {
+    await call(h.api, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'ci' } } });
+    await call(h.api, 'POST', '/api/v1/namespaces/default/secrets', {
       body: { apiVersion: 'v1', kind: 'Secret', type: TOKEN_TYPE, metadata: { name: 'ci-manual', annotations: { 'orch.io/service-account.name': 'ci' } } },
     });
-    await run(serviceAccountTokenController, tokenOptions());
+    await h.start(serviceAccountTokenController, tokenOptions());
     const secret = await eventually(async () => {
       const s = await get('/api/v1/namespaces/default/secrets/ci-manual');
       return s?.data?.token && s;
@@ -217,16 +182,16 @@ describe('serviceaccount-token controller', () => {
   });
 
   it('deletes a token secret naming an account that does not exist', async () => {
-    await call(api, 'POST', '/api/v1/namespaces/default/secrets', {
+    await call(h.api, 'POST', '/api/v1/namespaces/default/secrets', {
       body: { apiVersion: 'v1', kind: 'Secret', type: TOKEN_TYPE, metadata: { name: 'stray', annotations: { 'orch.io/service-account.name': 'nobody' } } },
     });
-    await run(serviceAccountTokenController, tokenOptions());
+    await h.start(serviceAccountTokenController, tokenOptions());
     await eventually(async () => (await get('/api/v1/namespaces/default/secrets/stray')) === undefined);
   });
 
   it('without --service-account-private-key-file stays idle and says it is disabled', async () => {
-    await run(serviceAccountController);
-    const controller = await run(serviceAccountTokenController, {});
+    await h.start(serviceAccountController);
+    const controller = await h.start(serviceAccountTokenController, {});
     await controller.done;
     await eventually(() => get('/api/v1/namespaces/default/serviceaccounts/default'));
     await pause(200);
@@ -238,7 +203,7 @@ describe('serviceaccount-token controller', () => {
   it('refuses to start with a key file that holds no private key', async () => {
     const bad = join(dir, 'not-a-key.pem');
     await writeFile(bad, CA_PEM);
-    await expect(run(serviceAccountTokenController, { 'service-account-private-key-file': bad })).rejects.toThrow(
+    await expect(h.start(serviceAccountTokenController, { 'service-account-private-key-file': bad })).rejects.toThrow(
       'error reading key for service account token controller: data does not contain a valid RSA or ECDSA private key',
     );
   });
