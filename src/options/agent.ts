@@ -686,12 +686,12 @@ export const agentOptions: OptionTable = [
   {
     name: 'event-qps', type: 'int32', seedType: 'int32', seedDefault: '50', default: '50', min: 0,
     help: 'Events created per second; 0 removes the limit.',
-    section: EVENTS, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'eventRecordQPS',
+    section: EVENTS, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'eventRecordQPS',
   },
   {
     name: 'event-burst', type: 'int32', seedType: 'int32', seedDefault: '100', default: '100', min: 0,
     help: 'Events allowed in a burst above --event-qps; 0 means 100.',
-    section: EVENTS, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'eventBurst',
+    section: EVENTS, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'eventBurst',
   },
 
   // ---- Limits (the other rows of that table are declared above) ----

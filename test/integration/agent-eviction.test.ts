@@ -130,6 +130,15 @@ describe('memory eviction', () => {
     expect(hog.status.phase).toBe('Running');
     const quietPid = Number(/\d+$/.exec(quiet.status.containerStatuses[0].containerID)![0]);
     await eventually(() => !processAlive(quietPid), 'the evicted pod\'s process to exit', 5000);
+    // kubectl describe shows why: an Evicted event on the pod, and EvictionThresholdMet on the node.
+    const eventsAbout = async (kind: string, name: string) => {
+      const r = await server.client.get(`/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(`involvedObject.kind=${kind},involvedObject.name=${name}`)}`);
+      return r.body.items as any[];
+    };
+    const evicted = await eventually(async () => (await eventsAbout('Pod', 'quiet')).find((e) => e.reason === 'Evicted'), 'an Evicted event', 5000);
+    expect(evicted).toMatchObject({type: 'Warning', message: quiet.status.message, source: {component: 'agent', host: NODE}});
+    const threshold = await eventually(async () => (await eventsAbout('Node', NODE)).find((e) => e.reason === 'EvictionThresholdMet'), 'an EvictionThresholdMet event', 5000);
+    expect(threshold).toMatchObject({type: 'Warning', message: 'Attempting to reclaim memory'});
   }, 40_000);
 
   it('evicts one pod per monitoring cycle: the next pod a cycle later', async () => {

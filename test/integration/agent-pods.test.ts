@@ -49,6 +49,14 @@ function podWhen(name: string, test: (pod: any) => boolean, what: string, timeou
   }, `pod ${name}: ${what}`, timeoutMs, 100);
 }
 
+/** The events the API server holds about an object, through the field selector kubectl describe uses. */
+async function eventsAbout(kind: string, name: string, namespace = 'default'): Promise<any[]> {
+  const selector = encodeURIComponent(`involvedObject.kind=${kind},involvedObject.name=${name}`);
+  const r = await server.client.get(`/api/v1/namespaces/${namespace}/events?fieldSelector=${selector}`);
+  if (r.status !== 200) throw new Error(`GET events: HTTP ${r.status} ${r.text}`);
+  return r.body.items;
+}
+
 const condition = (pod: any, type: string) => pod.status?.conditions?.find((c: any) => c.type === type)?.status;
 const mainStatus = (pod: any) => pod.status?.containerStatuses?.[0];
 
@@ -81,12 +89,34 @@ describe('a pod created through kubectl on the agent\'s node', () => {
     expect(table.stdout).toMatch(new RegExp(`^sleeper\\s+1/1\\s+Running\\s+0\\s.*\\s${NODE}\\s`, 'm'));
   });
 
+  it('records the container start as an event that kubectl describe shows', async () => {
+    const started = await eventually(async () => (await eventsAbout('Pod', 'sleeper')).find((e) => e.reason === 'Started'), 'a Started event', 10_000, 100);
+    expect(started).toMatchObject({
+      type: 'Normal', message: 'Started container main', count: 1,
+      involvedObject: {kind: 'Pod', name: 'sleeper', namespace: 'default', fieldPath: 'spec.containers{main}'},
+      source: {component: 'agent', host: NODE},
+    });
+    const described = await kc(['describe', 'pod', 'sleeper']);
+    expect(described.stdout).toMatch(/Normal\s+Started\s+\S+\s+agent\s+Started container main/);
+  });
+
+  it('records its start and the node\'s first conditions as events about the node', async () => {
+    const reasons = await eventually(async () => {
+      const seen = (await eventsAbout('Node', NODE)).map((e) => e.reason);
+      return seen.includes('NodeHasSufficientPID') ? seen : undefined;
+    }, 'the node condition events', 15_000, 200);
+    expect(reasons).toEqual(expect.arrayContaining(['Starting', 'NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID']));
+  });
+
   it('restarts a failing container under OnFailure: restartCount grows', async () => {
     await create(shellPod('crasher', 'sleep 0.2; exit 3', {restartPolicy: 'OnFailure'}));
     // The first restart is immediate, the second after the 10 s back-off.
     const pod = await podWhen('crasher', (p) => mainStatus(p)?.restartCount >= 2, 'restartCount >= 2', 25_000);
     expect(pod.status.phase).toBe('Running');
     expect(mainStatus(pod).lastState.terminated).toMatchObject({exitCode: 3, reason: 'Error'});
+    // Each back-off adds to the count of one BackOff event rather than writing another.
+    const backOffs = (await eventsAbout('Pod', 'crasher')).filter((e) => e.reason === 'BackOff');
+    expect(backOffs).toEqual([expect.objectContaining({type: 'Warning', involvedObject: expect.objectContaining({fieldPath: 'spec.containers{main}'})})]);
   }, 35_000);
 
   it('fails the pod under Never: phase Failed, the exit code kept', async () => {

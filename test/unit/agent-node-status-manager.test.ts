@@ -79,8 +79,8 @@ const getNode = () => rest.get<NodeObject>('/api/v1/nodes/worker-1');
 const condition = (node: NodeObject, type: string) => node.status?.conditions?.find((c) => c.type === type);
 
 describe('registration against the API server', () => {
-  it('creates the Node with labels, taints, provider id and status', async () => {
-    const { m } = manager({
+  it('creates the Node with labels, taints, provider id and status, and records its first conditions as events', async () => {
+    const { m, events } = manager({
       settings: { nodeLabels: { team: 'a' }, registerWithTaints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }], providerID: 'orch://w1' },
     });
     await m.syncNodeStatus();
@@ -96,6 +96,7 @@ describe('registration against the API server', () => {
     expect(condition(node, 'Ready')).toMatchObject({ status: 'True', reason: 'AgentReady', lastHeartbeatTime: at(0) });
     expect(m.snapshot()).toMatchObject({ nodeName: 'worker-1', registerNode: true, registered: true, connected: true, lastStatusAt: T0 });
     expect(m.snapshot().lastError).toBeUndefined();
+    expect(events).toEqual(['NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID'].map((r) => `Node worker-1 status is now: ${r}`));
   });
 
   it('a second run reconciles the existing Node instead of failing', async () => {

@@ -138,12 +138,18 @@ async function printRunOnce(agent: Agent): Promise<void> {
 export async function nodeStatusDeps(loaded: Parameters<typeof nodeSettingsFromConfig>[0], version: VersionInfo): Promise<AgentDeps> {
   return {
     version,
-    nodeStatus: ({client, conditions}) => {
+    nodeStatus: ({client, conditions, recordNodeEvent}) => {
       const api = restNodeClient(client);
       // The settings want the version without its `v` (kubeletVersion is `v<version>`).
       const settings = nodeSettingsFromConfig(loaded, version.gitVersion.replace(/^v/, ''));
       let lastRenew: number | undefined;
-      const status = new NodeStatusManager({client: api, settings, pressure: conditions, log: (m: string) => log.info(m)});
+      const status = new NodeStatusManager({
+        client: api,
+        settings,
+        pressure: conditions,
+        log: (m: string) => log.info(m),
+        recordEvent: (e) => recordNodeEvent(e.type, e.reason, e.message),
+      });
       const lease = new NodeLeaseController({
         client: api,
         nodeName: status.nodeName,

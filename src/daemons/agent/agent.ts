@@ -15,6 +15,8 @@ import {PodSources, podSource, isStaticPod, type PodUpdate, type SourcePod} from
 import {podFromRuntime, type AgentSnapshot, type AgentPodSnapshot} from './state.js';
 import type {LoadedAgentConfiguration} from './config/index.js';
 import {RestClient} from '../../client/rest-client.js';
+import {EventRecorder, type EventType, type InvolvedObject} from '../../client/event-recorder.js';
+import {podEventObject} from './event-objects.js';
 import {resolveClientConfig} from '../../client/orchconfig.js';
 import {SharedInformerFactory, clientListWatcher} from '../../client/informers/index.js';
 import {Registry} from 'prom-client';
@@ -38,7 +40,13 @@ const quantityBytes = (v: unknown, fallback: number) => (v && typeof v === 'obje
 export interface AgentDeps {
   version: VersionInfo;
   /** The node's status part (registration, status, lease); added by the node module in API server mode. */
-  nodeStatus?: (ctx: {client: RestClient; nodeName: string; conditions: () => Record<PressureCondition, boolean>}) => {
+  nodeStatus?: (ctx: {
+    client: RestClient;
+    nodeName: string;
+    conditions: () => Record<PressureCondition, boolean>;
+    /** Records an event about this node (NodeReady, NodeHasSufficientMemory...). */
+    recordNodeEvent: (type: EventType, reason: string, message: string) => void;
+  }) => {
     start(): Promise<void> | void;
     stop(): Promise<void> | void;
     snapshot(): AgentSnapshot['apiServer'];
@@ -53,6 +61,9 @@ export class Agent {
   private sources?: PodSources;
   private client?: RestClient;
   private informers?: SharedInformerFactory;
+  /** Events in the API server (Started, Killing, BackOff, Evicted, NodeReady...), at --event-qps/--event-burst. */
+  private events?: EventRecorder;
+  private eventsClient?: RestClient;
   private node?: ReturnType<NonNullable<AgentDeps['nodeStatus']>>;
   private readonly registry = new Registry();
   private metrics!: AgentMetrics;
@@ -98,6 +109,7 @@ export class Agent {
       logger: log,
     });
     this.runtime.on('status', (uid, status) => void this.reportPodStatus(uid, status));
+    this.runtime.on('event', (e) => this.events?.event(podEventObject(e.pod, e.container), e.type, e.reason, e.message));
     this.metrics = new AgentMetrics(this.registry, {runningPods: () => this.runningPods()});
     this.metrics.setNodeName(this.nodeName);
 
@@ -107,6 +119,17 @@ export class Agent {
       this.client = new RestClient({config, qps: (o['orch-api-qps'] as number) || 50, burst: (o['orch-api-burst'] as number) || 100, userAgent: `orch-agent/${this.deps.version.gitVersion}`});
       const client = this.client;
       this.informers = new SharedInformerFactory({listWatcherFor: (_ref, path) => clientListWatcher(client, path), logger: log});
+      // Events have a client of their own: --event-qps limits them, and they never wait behind
+      // (or hold up) the --orch-api-qps budget of heartbeats and status writes, as upstream's.
+      this.eventsClient = new RestClient({config, userAgent: `orch-agent/${this.deps.version.gitVersion}`});
+      this.events = new EventRecorder({
+        client: this.eventsClient,
+        source: {component: 'agent', host: this.nodeName},
+        qps: (o['event-qps'] as number | undefined) ?? 50,
+        burst: (o['event-burst'] as number | undefined) || 100,
+        log,
+      });
+      this.events.event(this.nodeEventObject(), 'Normal', 'Starting', 'Starting agent.');
     }
 
     this.eviction = new EvictionManager({
@@ -125,11 +148,18 @@ export class Agent {
         await this.runtime.killPod(pod.uid, grace, {reason: status.reason, message: status.message});
       },
       log: (message) => log.info(message),
+      recordEvent: (e) =>
+        this.events?.event(e.involved === 'node' ? this.nodeEventObject() : {apiVersion: 'v1', kind: 'Pod', name: e.involved.name, namespace: e.involved.namespace, uid: e.involved.uid}, e.type, e.reason, e.message),
     });
     this.eviction.start();
 
     if (this.client && this.deps.nodeStatus && o['register-node'] !== false) {
-      this.node = this.deps.nodeStatus({client: this.client, nodeName: this.nodeName, conditions: () => this.eviction?.conditions() ?? {MemoryPressure: false, DiskPressure: false, PIDPressure: false}});
+      this.node = this.deps.nodeStatus({
+        client: this.client,
+        nodeName: this.nodeName,
+        conditions: () => this.eviction?.conditions() ?? {MemoryPressure: false, DiskPressure: false, PIDPressure: false},
+        recordNodeEvent: (type, reason, message) => this.events?.event(this.nodeEventObject(), type, reason, message),
+      });
       await this.node.start();
     }
 
@@ -167,6 +197,11 @@ export class Agent {
   }
 
   private readonly startedAt = new Date().toISOString();
+
+  /** Upstream's node reference for events: the node's name as its uid too. */
+  private nodeEventObject(): InvolvedObject {
+    return {kind: 'Node', name: this.nodeName, uid: this.nodeName};
+  }
 
   /**
    * The `syncloop` health check, as upstream's: the agent's periodic loop (here the eviction
@@ -356,8 +391,16 @@ export class Agent {
     await this.node?.stop();
     await this.servers?.stop();
     await this.runtime?.shutdown();
+    // The Killing events of the shutdown get a moment to reach the API server, not more.
+    if (this.events) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.events.flush(), new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+      clearTimeout(timer);
+      this.events.close();
+    }
     this.informers?.shutdown();
     this.client?.close();
+    this.eventsClient?.close();
   }
 
   private servingEndpoints(): AgentSnapshot['serving'] {

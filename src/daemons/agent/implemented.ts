@@ -4,7 +4,7 @@ export const IMPLEMENTED_AGENT_OPTIONS = [
   'file-check-frequency', 'manifest-url', 'manifest-url-header', 'http-check-frequency', 'runonce', 'lock-file',
   'exit-on-lock-contention', 'fail-swap-on', 'fail-cgroupv1', 'protect-kernel-defaults', 'register-node',
   'register-with-taints', 'node-labels', 'node-ip', 'provider-id', 'node-status-update-frequency', 'orch-api-qps',
-  'orch-api-burst', 'max-pods', 'pods-per-core', 'orch-reserved', 'system-reserved',
+  'orch-api-burst', 'event-qps', 'event-burst', 'max-pods', 'pods-per-core', 'orch-reserved', 'system-reserved',
   'experimental-allocatable-ignore-eviction', 'eviction-hard', 'eviction-soft', 'eviction-soft-grace-period',
   'eviction-minimum-reclaim', 'eviction-max-pod-grace-period', 'eviction-pressure-transition-period',
   'container-log-max-size', 'container-log-max-files', 'container-runtime-endpoint', 'address', 'port',

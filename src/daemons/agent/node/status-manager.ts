@@ -163,6 +163,8 @@ export class NodeStatusManager {
         if (await this.tryRegister(computed.node)) {
           this.options.log?.(`Successfully registered node ${this.nodeName}`);
           this.update({ registered: true });
+          // The first conditions (NodeHasSufficientMemory...), as upstream's initialNode records them.
+          this.recordConditionEvents(computed.events);
           return;
         }
       } catch (error) {
@@ -221,10 +223,14 @@ export class NodeStatusManager {
     if (!changed && !reportDue) return;
     await this.client.patchNodeStatus(this.nodeName, nodeStatusPatch(original, computed.node));
     this.lastStatusReportAt = now;
-    for (const reason of computed.events) {
+    this.recordConditionEvents(computed.events);
+    this.update({ lastStatusAt: now });
+  }
+
+  private recordConditionEvents(reasons: readonly NodeConditionEvent[]): void {
+    for (const reason of reasons) {
       this.options.recordEvent?.({ type: 'Normal', reason, message: `Node ${this.nodeName} status is now: ${reason}` });
     }
-    this.update({ lastStatusAt: now });
   }
 
   private async statusInputs() {
