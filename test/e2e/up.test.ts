@@ -107,6 +107,22 @@ describe('orch up', () => {
     expect(phase.split(' ')[0]).not.toBe('');
     // The process is really there, in this machine's process table.
     expect(spawnSync('pgrep', ['-f', marker]).status).toBe(0);
+    // kubectl describe tells the story: scheduled by the scheduler, started by the agent.
+    const described = await until('the pod\'s events', async () => {
+      const r = await kubectl(orchconfig, ['describe', 'pod', 'hello']);
+      return /Normal\s+Started\s/.test(r.stdout) && /Normal\s+Scheduled\s/.test(r.stdout) ? r.stdout : undefined;
+    });
+    expect(described).toMatch(/Normal\s+Scheduled\s+\S+\s+default-scheduler\s+Successfully assigned default\/hello to /);
+    expect(described).toMatch(/Normal\s+Started\s+\S+\s+agent\s+Started container hello/);
+  }, 40_000);
+
+  it('records the node\'s story as events: the agent starting, the node controller registering it', async () => {
+    const reasons = await until('the node events', async () => {
+      const r = await kubectl(orchconfig, ['get', 'events', '--field-selector', 'involvedObject.kind=Node', '-o', 'jsonpath={.items[*].reason}']);
+      const found = r.stdout.split(' ');
+      return found.includes('RegisteredNode') && found.includes('Starting') ? found : undefined;
+    });
+    expect(reasons).toEqual(expect.arrayContaining(['Starting', 'NodeHasSufficientMemory', 'RegisteredNode']));
   }, 40_000);
 
   it('is reported ready by orch status -o json', async () => {

@@ -7,6 +7,7 @@
 import {afterEach, beforeEach} from '@jest/globals';
 import type {Logger} from '../../src/lib/klog.js';
 import {RestClient} from '../../src/client/rest-client.js';
+import {EventRecorder} from '../../src/client/event-recorder.js';
 import {clientListWatcher, noopMetricsProvider, SharedInformerFactory, type SharedInformerFactoryOptions} from '../../src/client/informers/index.js';
 import type {ControllerContext, ControllerDescriptor, RunningController} from '../../src/daemons/controller-manager/controllers/types.js';
 import {startTestApi, type TestApi} from './memory-store.js';
@@ -72,6 +73,13 @@ export function useControllerHarness(setup: ControllerHarnessSetup = {}): Contro
   let stop: AbortController;
   let started: RunningController[];
   let teardownSteps: (() => Promise<void> | void)[];
+  let recorders: Map<string, EventRecorder>;
+  /** One recorder per reporting component, as the controller manager keeps them. */
+  const events = (component: string) => {
+    let recorder = recorders.get(component);
+    if (!recorder) recorders.set(component, (recorder = new EventRecorder({client, source: {component}, qps: 0, burst: 1})));
+    return recorder;
+  };
 
   beforeEach(async () => {
     api = await startTestApi();
@@ -80,12 +88,14 @@ export function useControllerHarness(setup: ControllerHarnessSetup = {}): Contro
     stop = new AbortController();
     started = [];
     teardownSteps = [];
+    recorders = new Map();
   });
 
   afterEach(async () => {
     for (const step of teardownSteps.reverse()) await step();
     stop.abort();
     await Promise.all(started.map((controller) => controller.done));
+    for (const recorder of recorders.values()) recorder.close();
     await factory.shutdown();
     client.close();
     await api.close();
@@ -112,7 +122,7 @@ export function useControllerHarness(setup: ControllerHarnessSetup = {}): Contro
       await factory.shutdown();
       factory = new SharedInformerFactory({listWatcherFor});
     },
-    context: (options = {}) => ({client, informers: factory, options, metrics: noopMetricsProvider, logger, now: () => Date.now()}),
+    context: (options = {}) => ({client, informers: factory, options, metrics: noopMetricsProvider, logger, now: () => Date.now(), events}),
     async start(controller, options = {}) {
       const running = await controller.start(harness.context(options), stop.signal);
       started.push(running);

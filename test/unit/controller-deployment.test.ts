@@ -249,6 +249,13 @@ describe('deployment controller', () => {
     await rolledOut(c, 'web', 5);
     const scaled = await listReplicaSets(c);
     expect(scaled.map((r) => [r.metadata.name, r.spec!.replicas, r.metadata.annotations!['deployment.orch.io/desired-replicas']])).toEqual([[`web-${hash}`, 5, '5']]);
+    // What `kubectl describe deployment web` shows.
+    const messages = await waitFor('the scaling events', async () => {
+      const list = (await c.client.request<any>({ method: 'GET', path: '/api/v1/namespaces/default/events', query: { fieldSelector: 'involvedObject.kind=Deployment,involvedObject.name=web' } })).body;
+      const found = list.items.filter((e: any) => e.reason === 'ScalingReplicaSet').map((e: any) => e.message);
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(messages).toEqual([`Scaled up replica set web-${hash} to 3 from 0`, `Scaled up replica set web-${hash} to 5 from 3`]);
   }, 30_000);
 
   it('rolls a template change through a new replica set within maxSurge and maxUnavailable', async () => {

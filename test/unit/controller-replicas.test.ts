@@ -56,6 +56,14 @@ async function createPod(client: RestClient, name: string, labels: Record<string
 }
 
 const RC_PATH = '/api/v1/namespaces/default/replicationcontrollers';
+
+/** The events recorded about an object, by reason, once `until` holds for them. */
+async function eventsAbout(client: RestClient, kind: string, name: string, until: (events: any[]) => boolean): Promise<any[]> {
+  return waitFor(`events about ${kind}/${name}`, async () => {
+    const list = (await client.request<any>({ method: 'GET', path: '/api/v1/namespaces/default/events', query: { fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` } })).body;
+    return until(list.items) ? list.items : undefined;
+  });
+}
 const RS_PATH = '/apis/apps/v1/namespaces/default/replicasets';
 
 describe('replicationcontroller', () => {
@@ -109,6 +117,13 @@ describe('replicationcontroller', () => {
       return current.status?.replicas === 2 && current.status?.observedGeneration === 3 ? current.status : undefined;
     });
     expect(status).toMatchObject({ replicas: 2, readyReplicas: 2, availableReplicas: 2 });
+    // What `kubectl describe rc web` shows: each creation and deletion, counted on one event per message.
+    const events = await eventsAbout(client, 'ReplicationController', 'web', (items) => items.filter((e) => e.reason === 'SuccessfulDelete').length >= 3);
+    const created = events.filter((e) => e.reason === 'SuccessfulCreate');
+    expect(created.length).toBe(6);
+    for (const e of created) expect(e).toMatchObject({ type: 'Normal', message: expect.stringMatching(/^Created pod: web-[a-z0-9]{5}$/), source: { component: 'replication-controller' } });
+    const deleted = events.filter((e) => e.reason === 'SuccessfulDelete').map((e) => e.message);
+    expect(deleted).toEqual(expect.arrayContaining(five.slice(2).map((p) => `Deleted pod: ${p.metadata.name}`)));
   });
 
   it('reports ReplicaFailure while pods cannot be created, and clears it after', async () => {
@@ -125,6 +140,8 @@ describe('replicationcontroller', () => {
     });
     expect(failed).toMatchObject({ status: 'True', reason: 'FailedCreate' });
     expect(failed.message).toMatch(/forbidden/i);
+    const [refused] = await eventsAbout(client, 'ReplicationController', 'web', (items) => items.some((e) => e.reason === 'FailedCreate'));
+    expect(refused).toMatchObject({ type: 'Warning', reason: 'FailedCreate', message: expect.stringMatching(/^Error creating: .*forbidden/i) });
 
     api.authorizer.decide = () => ({ allowed: true });
     await podsWhen(client, 'app=web', 2);

@@ -8,6 +8,7 @@
 import {Registry, Gauge, collectDefaultMetrics} from 'prom-client';
 import {RestClient} from '../../client/rest-client.js';
 import {ApiStatusError} from '../../client/errors.js';
+import {EventRecorder} from '../../client/event-recorder.js';
 import {resolveClientConfig} from '../../client/orchconfig.js';
 import {SharedInformerFactory, PrometheusWorkqueueMetrics, clientListWatcher, randomResyncPeriod} from '../../client/informers/index.js';
 import {LeaderElector, HttpLeaseLock, newIdentity, type ElectionState, type JsonHttp} from './leader-election/index.js';
@@ -68,6 +69,7 @@ export class ControllerManager {
   private readonly registry = new Registry();
   private readonly metrics = new PrometheusWorkqueueMetrics(this.registry);
   private running: {name: string; controller: RunningController}[] = [];
+  private readonly recorders = new Map<string, EventRecorder>();
   private election: ElectionState;
   private stopController = new AbortController();
   private serverUrl = '';
@@ -164,6 +166,7 @@ export class ControllerManager {
       metrics: this.metrics,
       logger: log,
       now: () => Date.now(),
+      events: (component) => this.recorderFor(component),
     };
     const controllerSignal = new AbortController();
     const abort = () => controllerSignal.abort();
@@ -186,12 +189,36 @@ export class ControllerManager {
     }
     for (const r of this.running) log.info('Stopped controller', 'name', r.name);
     this.running = [];
+    await this.closeRecorders();
     informers.shutdown();
     this.informers = new SharedInformerFactory({
       listWatcherFor: (_ref, path) => clientListWatcher(this.client as RestClient, path),
       resyncPeriodMs: () => randomResyncPeriod(c.minResyncPeriodMs),
       logger: log,
     });
+  }
+
+  /**
+   * Events go through the controller manager's own client, whose --orch-api-qps budget they share
+   * (upstream's controllers record through the same client), so the recorders add no limit of their own.
+   */
+  private recorderFor(component: string): EventRecorder {
+    let recorder = this.recorders.get(component);
+    if (!recorder) {
+      recorder = new EventRecorder({client: this.client as RestClient, source: {component}, qps: 0, burst: 1, log});
+      this.recorders.set(component, recorder);
+    }
+    return recorder;
+  }
+
+  /** Lets the last events out (for a moment at most), then stops recording. */
+  private async closeRecorders(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const flushed = Promise.all([...this.recorders.values()].map((r) => r.flush()));
+    await Promise.race([flushed, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
+    for (const recorder of this.recorders.values()) recorder.close();
+    this.recorders.clear();
   }
 
   /** A clean stop: controllers stop, the lease is released (a standby takes over at once), serving stops. */

@@ -572,6 +572,15 @@ const keyOf = (o: { metadata: ObjectMeta }) => `${o.metadata.namespace ?? ''}/${
 export function startDeploymentController(ctx: ControllerContext, signal: AbortSignal): RunningController {
   const workers = Math.max(1, Number(ctx.options['concurrent-deployment-syncs'] ?? 5));
   const log = ctx.logger;
+  const events = ctx.events?.('deployment-controller');
+  /** Upstream's ScalingReplicaSet event on the deployment, for each size change of one of its replica sets. */
+  const recordScaling = (d: Deployment, rs: ReplicaSet, from: number, to: number) =>
+    events?.event(
+      { apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata.name ?? '', namespace: d.metadata.namespace, uid: d.metadata.uid },
+      'Normal',
+      'ScalingReplicaSet',
+      `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name ?? ''} to ${to} from ${from}`,
+    );
   const deployments = ctx.informers.informerFor<Deployment>(DEPLOYMENTS);
   const replicaSets = ctx.informers.informerFor<ReplicaSet>(REPLICA_SETS);
   const pods = ctx.informers.informerFor<Pod>(PODS);
@@ -703,7 +712,10 @@ export function startDeploymentController(ctx: ControllerContext, signal: AbortS
         metadata: { resourceVersion: rs.metadata.resourceVersion, annotations: probe.metadata.annotations },
         spec: { replicas },
       });
-      if (sizeChanged) log.info('Scaled replica set', 'deployment', key, 'replicaSet', rs.metadata.name, 'from', rsReplicas(rs), 'to', replicas);
+      if (sizeChanged) {
+        log.info('Scaled replica set', 'deployment', key, 'replicaSet', rs.metadata.name, 'from', rsReplicas(rs), 'to', replicas);
+        recordScaling(d, rs, rsReplicas(rs), replicas);
+      }
       return { scaled: sizeChanged, rs: replace(updated) };
     };
 
@@ -761,6 +773,7 @@ export function startDeploymentController(ctx: ControllerContext, signal: AbortS
         created = (await ctx.client.request<ReplicaSet>({ method: 'POST', path: rsCollection(d.metadata.namespace ?? ''), body: fresh })).body;
         stats.replicaSetsCreated++;
         log.info('Created new replica set', 'deployment', key, 'replicaSet', created.metadata.name, 'replicas', rsReplicas(created));
+        if (rsReplicas(created) > 0) recordScaling(d, created, 0, rsReplicas(created));
       } catch (error) {
         if (isStatusError(error, 409)) {
           const found = await ctx.client.get<ReplicaSet>(rsPath(fresh));

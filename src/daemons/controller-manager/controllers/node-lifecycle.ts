@@ -41,28 +41,8 @@ export const nodeLifecycleController: ControllerDescriptor = {
         evictPod: (ns, name) => client.request({method: 'DELETE', path: `/api/v1/namespaces/${ns}/pods/${name}`}),
         updatePodStatus: (pod) =>
           client.request({method: 'PUT', path: `/api/v1/namespaces/${pod.metadata?.namespace}/pods/${pod.metadata?.name}/status`, body: pod}),
-        recordEvent: (event) => {
-          const ns = event.involvedObject.namespace ?? 'default';
-          void client
-            .request({
-              method: 'POST',
-              path: `/api/v1/namespaces/${ns}/events`,
-              body: {
-                apiVersion: 'v1',
-                kind: 'Event',
-                metadata: {generateName: `${event.involvedObject.name}.`, namespace: ns},
-                involvedObject: event.involvedObject,
-                reason: event.reason,
-                message: event.message,
-                type: event.type,
-                source: {component: 'node-controller'},
-                firstTimestamp: new Date(ctx.now()).toISOString().replace(/\.\d+Z$/, 'Z'),
-                lastTimestamp: new Date(ctx.now()).toISOString().replace(/\.\d+Z$/, 'Z'),
-                count: 1,
-              },
-            })
-            .catch((error) => ctx.logger.v(2).info('Unable to record an event', 'err', error));
-        },
+        // NodeNotReady, DeletingAllPods, TaintManagerEviction...: counted up on repeats, as upstream's recorder does.
+        recordEvent: (event) => ctx.events?.('node-controller').event({...event.involvedObject, ...(event.involvedObject.kind === 'Pod' ? {apiVersion: 'v1'} : {})}, event.type, event.reason, event.message),
       },
       options: {
         nodeMonitorPeriodMs: ms(o['node-monitor-period'], 5000),

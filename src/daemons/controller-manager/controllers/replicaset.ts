@@ -6,6 +6,7 @@
  * through the status subresource.
  */
 import { ApiStatusError } from '../../../client/errors.js';
+import type { EventType } from '../../../client/event-recorder.js';
 import {
   deletedObject,
   NAMESPACE_INDEX,
@@ -49,6 +50,8 @@ export interface ReplicaKind {
   controllerName: string;
   /** The option giving the worker count (`concurrent-replicaset-syncs`). */
   workersOption: string;
+  /** The reporting component of its events (upstream's `replicaset-controller`). */
+  eventComponent: string;
   ref: ResourceRef;
   apiVersion: string;
   kind: string;
@@ -95,6 +98,10 @@ export function startReplicaController(ctx: ControllerContext, signal: AbortSign
   const expectations = new Expectations(() => ctx.now());
   const keyOf = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
   const stats = { creates: 0, deletes: 0, syncs: 0 };
+  const events = ctx.events?.(kind.eventComponent);
+  /** Upstream's RealPodControl events, on the owner: SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete. */
+  const recordOnOwner = (owner: ReplicaOwner, type: EventType, reason: string, message: string) =>
+    events?.event({ apiVersion: kind.apiVersion, kind: kind.kind, name: owner.metadata.name ?? '', namespace: owner.metadata.namespace, uid: owner.metadata.uid }, type, reason, message);
 
   /** The owner a controller reference points at, when it is of this kind and still the same object. */
   const resolveRef = (namespace: string, ref: OwnerReference): ReplicaOwner | undefined => {
@@ -229,11 +236,13 @@ export function startReplicaController(ctx: ControllerContext, signal: AbortSign
       const path = `/api/v1/namespaces/${encodeURIComponent(owner.metadata.namespace!)}/pods`;
       const { successes, error } = await slowStartBatch(plan.count, SLOW_START_INITIAL_BATCH_SIZE, async () => {
         try {
-          await ctx.client.request({ method: 'POST', path, body: podFromTemplate(owner, ref) });
+          const created = await ctx.client.request<Pod>({ method: 'POST', path, body: podFromTemplate(owner, ref) });
           stats.creates++;
+          recordOnOwner(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${created.body.metadata?.name ?? ''}`);
         } catch (err) {
           // A terminating namespace takes no pods; that is not this controller's failure.
           if (err instanceof ApiStatusError && err.details?.causes?.some((c) => c.reason === 'NamespaceTerminating')) return;
+          recordOnOwner(owner, 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
           throw err;
         }
       });
@@ -247,9 +256,12 @@ export function startReplicaController(ctx: ControllerContext, signal: AbortSign
           try {
             await ctx.client.request({ method: 'DELETE', path: podPath(pod) });
             stats.deletes++;
+            recordOnOwner(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
           } catch (err) {
             expectations.deletionObserved(key, podKey(pod));
-            if (!isNotFound(err)) throw err;
+            if (isNotFound(err)) return;
+            recordOnOwner(owner, 'Warning', 'FailedDelete', `Error deleting: ${(err as Error).message}`);
+            throw err;
           }
         }),
       );
@@ -332,6 +344,7 @@ export function startReplicaController(ctx: ControllerContext, signal: AbortSign
 
 export const REPLICA_SET_KIND: ReplicaKind = {
   controllerName: 'replicaset',
+  eventComponent: 'replicaset-controller',
   workersOption: 'concurrent-replicaset-syncs',
   ref: { group: 'apps', version: 'v1', resource: 'replicasets' },
   apiVersion: 'apps/v1',

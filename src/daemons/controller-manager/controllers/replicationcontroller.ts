@@ -23,6 +23,7 @@ export function mapSelectorRequirements(owner: ReplicaOwner): Selector {
 
 export const REPLICATION_CONTROLLER_KIND: ReplicaKind = {
   controllerName: 'replicationcontroller',
+  eventComponent: 'replication-controller',
   workersOption: 'concurrent-rc-syncs',
   ref: { group: '', version: 'v1', resource: 'replicationcontrollers' },
   apiVersion: 'v1',

@@ -5,6 +5,7 @@
  * options, and reads each one's snapshot for the dashboard and /metrics.
  */
 import type {RestClient} from '../../../client/rest-client.js';
+import type {EventRecorder} from '../../../client/event-recorder.js';
 import type {SharedInformerFactory, WorkqueueMetricsProvider} from '../../../client/informers/index.js';
 import type {Logger} from '../../../lib/klog.js';
 
@@ -20,6 +21,11 @@ export interface ControllerContext {
   logger: Logger;
   /** Milliseconds since the epoch; injected so controllers can be tested on a fake clock. */
   now(): number;
+  /**
+   * The event recorder of a reporting component (`replicaset-controller`...), one per component;
+   * absent where nobody reads events (some unit tests).
+   */
+  events?(component: string): EventRecorder;
 }
 
 export interface ControllerSnapshot {
