@@ -149,6 +149,15 @@ describe.each<Engine>(['sqlite', 'etcd'])('kubectl against orch apiserver on %s'
     expect(wide.stdout).toMatch(/api\s+\S+\s+\d+\s+\d+\s+\S+\s+api\s+nginx:1\.\d+\s+app=api/);
   });
 
+  it('says plainly that exec and port-forward are not supported, instead of a bare 404', async () => {
+    const exec = await k(['exec', 'web', '--', 'true']);
+    expect(exec.code).toBe(1);
+    expect(exec.stderr).toContain('Error from server (MethodNotAllowed): pods/exec is not supported by orch yet');
+    const raw = await k(['create', '--raw', '/api/v1/namespaces/default/pods/web/portforward', '-f', '-'], '{}');
+    expect(raw.code).toBe(1);
+    expect(raw.stderr).toContain('pods/portforward is not supported by orch yet');
+  });
+
   it('deletes objects', async () => {
     const r = await k(['delete', 'pod', 'web', '--wait=false']);
     expect(r).toMatchObject({code: 0, stdout: 'pod "web" deleted\n'});

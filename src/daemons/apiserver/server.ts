@@ -15,6 +15,7 @@ import {writePlainNotFound} from './rest/http-io.js';
 import {BUILTIN_RESOURCES} from '../../api/resources.js';
 import {resourceKeyPrefix} from './storage-keys.js';
 import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
+import {POD_STREAM_PATH, podStreamUnsupported} from './pod-streams.js';
 import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
 import {createEventSweeper} from './rest/event-ttl.js';
@@ -324,6 +325,15 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         return servePodLog(req, res, logPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
+      }
+      const streamPath = POD_STREAM_PATH.exec(path);
+      if (streamPath) {
+        const [, namespace, name, subresource] = streamPath;
+        const verb = req.method === 'GET' ? 'get' : 'create';
+        const attrs: AuthorizationAttributes = {user, verb, resourceRequest: true, apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource, namespace, name};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return writeStatusObject(res, podStreamUnsupported(name!, subresource!));
       }
       const handled = await api(req, res, {
         user,
