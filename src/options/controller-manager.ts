@@ -61,6 +61,7 @@ const WORKER_OPTIONS_IN_EFFECT = new Set([
   'concurrent-rc-syncs',
   'concurrent-replicaset-syncs',
   'concurrent-deployment-syncs',
+  'concurrent-job-syncs',
   'concurrent-endpoint-syncs',
   'concurrent-service-endpoint-syncs',
   'concurrent-gc-syncs',

@@ -125,6 +125,17 @@ describe('orch up', () => {
     expect(reasons).toEqual(expect.arrayContaining(['Starting', 'NodeHasSufficientMemory', 'RegisteredNode']));
   }, 40_000);
 
+  it('runs a Job created with kubectl create job to completion', async () => {
+    const created = await kubectl(orchconfig, ['create', 'job', 'once', '--image=busybox', '--', 'sh', '-c', 'echo job-ran']);
+    expect(created).toMatchObject({code: 0, stdout: 'job.batch/once created\n'});
+    const waited = await kubectl(orchconfig, ['wait', '--for=condition=complete', 'job/once', '--timeout=30s']);
+    expect(waited).toMatchObject({code: 0, stdout: 'job.batch/once condition met\n'});
+    // (kubectl logs is not checked here: this agent serves on 127.0.0.1 only, which the API server's
+    // log proxy does not reach through the node's address; test/integration/apiserver-pod-logs covers it.)
+    const table = await kubectl(orchconfig, ['get', 'job', 'once']);
+    expect(table.stdout).toMatch(/^once\s+Complete\s+1\/1\s+\d+s\s+\d+s$/m);
+  }, 40_000);
+
   it('is reported ready by orch status -o json', async () => {
     const r = await until('orch status to be ready', async () => {
       const s = await status(orchconfig, p);

@@ -163,8 +163,10 @@ const DEFAULTS: Record<string, (o: JsonObject) => void> = {
   },
   Job: (o) => {
     const spec = isJsonObject(o.spec) ? o.spec : (o.spec = {});
+    // Upstream: completions default to 1 only when parallelism is unset too; a job with parallelism
+    // and no completions is a work queue (done once a pod succeeded and none runs).
+    if (spec.completions === undefined && spec.parallelism === undefined) spec.completions = 1;
     setDefault(spec, 'parallelism', 1);
-    setDefault(spec, 'completions', 1);
     setDefault(spec, 'backoffLimit', 6);
     setDefault(spec, 'completionMode', 'NonIndexed');
     setDefault(spec, 'suspend', false);

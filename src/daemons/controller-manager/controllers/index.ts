@@ -8,6 +8,7 @@ import {podGcController} from './podgc.js';
 import {replicaSetController} from './replicaset.js';
 import {replicationControllerController} from './replicationcontroller.js';
 import {deploymentController} from './deployment.js';
+import {jobController} from './job.js';
 import {endpointsController} from './endpoints.js';
 import {endpointSliceController} from './endpointslice.js';
 import {garbageCollectorController} from './garbage-collector.js';
@@ -20,6 +21,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicationControllerController,
   replicaSetController,
   deploymentController,
+  jobController,
   endpointsController,
   endpointSliceController,
   garbageCollectorController,
@@ -57,6 +59,7 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'concurrent-rc-syncs',
   'concurrent-replicaset-syncs',
   'concurrent-deployment-syncs',
+  'concurrent-job-syncs',
   'concurrent-endpoint-syncs',
   'endpoint-updates-batch-period',
   'concurrent-service-endpoint-syncs',

@@ -179,7 +179,7 @@ export function releasePatch(pod: { metadata: ObjectMeta }, ownerUid: string): u
 // ---------------------------------------------------------------------------------------------
 // Creating pods from the template (upstream's GetPodFromTemplate).
 
-export function podFromTemplate(owner: ReplicaOwner, ref: OwnerReference): Pod {
+export function podFromTemplate(owner: { metadata: ObjectMeta; spec?: { template?: PodTemplate } }, ref: OwnerReference): Pod {
   const template = owner.spec?.template ?? {};
   const meta = template.metadata ?? {};
   const metadata: ObjectMeta = {
