@@ -13,13 +13,13 @@ import { ApiStatusError } from '../../../client/errors.js';
 import {
   deletedObject,
   NAMESPACE_INDEX,
-  processNextItem,
   RateLimitingQueue,
   type DeletedFinalStateUnknown,
   type HandlerRegistration,
   type ResourceRef,
 } from '../../../client/informers/index.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
+import { runQueueWorkers } from './queue-workers.js';
 import {
   adoptionPatch,
   claimPods,
@@ -916,20 +916,7 @@ export function startDeploymentController(ctx: ControllerContext, signal: AbortS
     return isRollingUpdate(d) ? rolloutRolling() : rolloutRecreate();
   };
 
-  ctx.informers.start();
-  const runWorker = async () => {
-    while (await processNextItem(queue, syncDeployment, (key, error) => log.error('Sync failed', 'deployment', key, 'err', String(error))));
-  };
-  const done = (async () => {
-    await ctx.informers.waitForCacheSync({ signal });
-    await Promise.all(signal.aborted ? [] : Array.from({ length: workers }, runWorker));
-  })();
-  const stop = () => {
-    for (const registration of registrations) registration.remove();
-    queue.shutDown();
-  };
-  if (signal.aborted) stop();
-  else signal.addEventListener('abort', stop, { once: true });
+  const done = runQueueWorkers({ ctx, signal, queue, workers, sync: syncDeployment, name: 'deployment', registrations });
 
   return {
     done,

@@ -12,7 +12,6 @@ import { ApiStatusError } from '../../../client/errors.js';
 import {
   deletedObject,
   NAMESPACE_INDEX,
-  processNextItem,
   RateLimitingQueue,
   resourcePath,
   type DeletedFinalStateUnknown,
@@ -21,6 +20,7 @@ import {
 } from '../../../client/informers/index.js';
 import type { EventType } from '../../../client/event-recorder.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
+import { runQueueWorkers } from './queue-workers.js';
 import { controllerRefOf, controllerRefTo, Expectations, podFromTemplate, podKey, slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE, type Pod } from './replica-set-core.js';
 import { PODS } from './replicaset.js';
 import { jobStatusChanged, planJob, type Job, type JobStatus } from './job-core.js';
@@ -161,21 +161,7 @@ export function startJobController(ctx: ControllerContext, signal: AbortSignal):
     if (plan.requeueAfterMs !== undefined) queue.addAfter(key, plan.requeueAfterMs + 100);
   };
 
-  ctx.informers.start();
-  const runWorker = async () => {
-    while (await processNextItem(queue, sync, (key, error) => log.error('Sync failed', 'job', key, 'err', String(error))));
-  };
-  const done = (async () => {
-    await ctx.informers.waitForCacheSync({ signal });
-    const loops = signal.aborted ? [] : Array.from({ length: workers }, runWorker);
-    await Promise.all(loops);
-  })();
-  const stop = () => {
-    for (const registration of registrations) registration.remove();
-    queue.shutDown();
-  };
-  if (signal.aborted) stop();
-  else signal.addEventListener('abort', stop, { once: true });
+  const done = runQueueWorkers({ ctx, signal, queue, workers, sync, name: 'job', registrations });
 
   return {
     done,

@@ -10,7 +10,6 @@ import type { EventType } from '../../../client/event-recorder.js';
 import {
   deletedObject,
   NAMESPACE_INDEX,
-  processNextItem,
   RateLimitingQueue,
   resourcePath,
   type DeletedFinalStateUnknown,
@@ -19,6 +18,7 @@ import {
 } from '../../../client/informers/index.js';
 import { parseLabelSelector, labelSelectorString, type LabelSelectorObject } from '../../../api/selectors.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
+import { runQueueWorkers } from './queue-workers.js';
 import {
   adoptionPatch,
   availabilityRecheckMs,
@@ -315,21 +315,7 @@ export function startReplicaController(ctx: ControllerContext, signal: AbortSign
     if (manageError) throw manageError;
   };
 
-  ctx.informers.start();
-  const runWorker = async () => {
-    while (await processNextItem(queue, sync, (key, error) => log.error('Sync failed', kind.controllerName, key, 'err', String(error))));
-  };
-  const done = (async () => {
-    await ctx.informers.waitForCacheSync({ signal });
-    const loops = signal.aborted ? [] : Array.from({ length: workers }, runWorker);
-    await Promise.all(loops);
-  })();
-  const stop = () => {
-    for (const registration of registrations) registration.remove();
-    queue.shutDown();
-  };
-  if (signal.aborted) stop();
-  else signal.addEventListener('abort', stop, { once: true });
+  const done = runQueueWorkers({ ctx, signal, queue, workers, sync, name: kind.controllerName, registrations });
 
   return {
     done,
