@@ -136,6 +136,21 @@ describe('orch up', () => {
     expect(table.stdout).toMatch(/^once\s+Complete\s+1\/1\s+\d+s\s+\d+s$/m);
   }, 40_000);
 
+  it('rolls a deployment out and back with kubectl rollout history and undo', async () => {
+    const k = (...args: string[]) => kubectl(orchconfig, args, {timeoutMs: 40_000});
+    expect((await k('create', 'deployment', 'roll', '--image=busybox', '--', 'sh', '-c', 'sleep 300')).code).toBe(0);
+    expect((await k('rollout', 'status', 'deployment/roll', '--timeout=30s')).code).toBe(0);
+    expect((await k('set', 'env', 'deployment/roll', 'STAGE=two')).code).toBe(0);
+    expect((await k('rollout', 'status', 'deployment/roll', '--timeout=30s')).code).toBe(0);
+    const revisions = (text: string) => [...text.matchAll(/^(\d+)\s+<none>$/gm)].map((m) => m[1]);
+    expect(revisions((await k('rollout', 'history', 'deployment/roll')).stdout)).toEqual(['1', '2']);
+    expect((await k('rollout', 'undo', 'deployment/roll')).stdout).toBe('deployment.apps/roll rolled back\n');
+    expect((await k('rollout', 'status', 'deployment/roll', '--timeout=30s')).code).toBe(0);
+    // The first replica set is reused (revision 1 becomes 3), as upstream: no third one.
+    expect(revisions((await k('rollout', 'history', 'deployment/roll')).stdout)).toEqual(['2', '3']);
+    expect((await k('get', 'deployment', 'roll', '-o', 'jsonpath={.spec.template.spec.containers[0].env}')).stdout).toBe('');
+  }, 90_000);
+
   it('is reported ready by orch status -o json', async () => {
     const r = await until('orch status to be ready', async () => {
       const s = await status(orchconfig, p);

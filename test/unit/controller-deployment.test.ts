@@ -139,6 +139,11 @@ describe('computeTemplateHash', () => {
     expect(equalIgnoreHash(template, hashed)).toBe(true);
     expect(equalIgnoreHash(template, { ...template, metadata: { labels: { app: 'api' } } })).toBe(false);
   });
+
+  it('equalIgnoreHash takes creationTimestamp: null (as kubectl rollout undo sends it) for no timestamp', () => {
+    expect(equalIgnoreHash(template, { ...template, metadata: { ...template.metadata, creationTimestamp: null } } as never)).toBe(true);
+    expect(equalIgnoreHash({ spec: template.spec }, { metadata: { creationTimestamp: null }, spec: template.spec } as never)).toBe(true);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -42,6 +42,12 @@ import { labelSelectorRequirements, PODS } from './replicaset.js';
 
 export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
 export const REVISION_ANNOTATION = 'deployment.orch.io/revision';
+/**
+ * kubectl reads the revision under upstream's name only (`kubectl rollout history` and `rollout undo`
+ * list and pick replica sets by it), so the revision is mirrored there too; orch's own name stays
+ * the one the controller reads.
+ */
+export const KUBECTL_REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 export const REVISION_HISTORY_ANNOTATION = 'deployment.orch.io/revision-history';
 export const DESIRED_REPLICAS_ANNOTATION = 'deployment.orch.io/desired-replicas';
 export const MAX_REPLICAS_ANNOTATION = 'deployment.orch.io/max-replicas';
@@ -50,6 +56,7 @@ const ANNOTATIONS_NOT_COPIED = new Set([
   'kubectl.kubernetes.io/last-applied-configuration',
   'orch.io/last-applied-configuration',
   REVISION_ANNOTATION,
+  KUBECTL_REVISION_ANNOTATION,
   REVISION_HISTORY_ANNOTATION,
   DESIRED_REPLICAS_ANNOTATION,
   MAX_REPLICAS_ANNOTATION,
@@ -195,6 +202,10 @@ function withoutHashLabel(template: PodTemplate | undefined): PodTemplate {
     delete labels[POD_TEMPLATE_HASH_LABEL];
     if (Object.keys(labels).length === 0) delete copy.metadata!.labels;
   }
+  // Upstream compares typed templates, where `creationTimestamp: null` (what kubectl sends, e.g. in
+  // `rollout undo`) and no creationTimestamp are the same zero time.
+  if (copy.metadata && copy.metadata.creationTimestamp === null) delete copy.metadata.creationTimestamp;
+  if (copy.metadata && Object.keys(copy.metadata).length === 0) delete copy.metadata;
   return copy;
 }
 
@@ -262,6 +273,10 @@ export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRe
       const next = history ? `${history},${oldText}` : oldText;
       annotations[REVISION_HISTORY_ANNOTATION] = next.length > MAX_REVISION_HISTORY_CHARS ? next.slice(next.indexOf(',', next.length - MAX_REVISION_HISTORY_CHARS) + 1) : next;
     }
+  }
+  if (annotations[REVISION_ANNOTATION] !== undefined && annotations[KUBECTL_REVISION_ANNOTATION] !== annotations[REVISION_ANNOTATION]) {
+    annotations[KUBECTL_REVISION_ANNOTATION] = annotations[REVISION_ANNOTATION];
+    changed = true;
   }
   if (!exists && setReplicasAnnotations(rs, replicasOf(d), replicasOf(d) + maxSurge(d))) changed = true;
   return changed;
@@ -658,9 +673,12 @@ export function startDeploymentController(ctx: ControllerContext, signal: AbortS
      * subresource keeps metadata, so the annotation goes through a patch of the deployment.
      */
     const setRevision = async (revision: number): Promise<void> => {
-      if (d.metadata.annotations?.[REVISION_ANNOTATION] === String(revision)) return;
+      const annotations = d.metadata.annotations ?? {};
+      if (annotations[REVISION_ANNOTATION] === String(revision) && annotations[KUBECTL_REVISION_ANNOTATION] === String(revision)) return;
       const status = d.status;
-      d = await ctx.client.patch<Deployment>(deploymentPath(d), MERGE, { metadata: { annotations: { [REVISION_ANNOTATION]: String(revision) } } });
+      d = await ctx.client.patch<Deployment>(deploymentPath(d), MERGE, {
+        metadata: { annotations: { [REVISION_ANNOTATION]: String(revision), [KUBECTL_REVISION_ANNOTATION]: String(revision) } },
+      });
       d.status = status;
     };
 
