@@ -62,6 +62,7 @@ const WORKER_OPTIONS_IN_EFFECT = new Set([
   'concurrent-replicaset-syncs',
   'concurrent-deployment-syncs',
   'concurrent-job-syncs',
+  'concurrent-statefulset-syncs',
   'concurrent-endpoint-syncs',
   'concurrent-service-endpoint-syncs',
   'concurrent-gc-syncs',

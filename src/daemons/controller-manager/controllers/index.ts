@@ -9,6 +9,7 @@ import {replicaSetController} from './replicaset.js';
 import {replicationControllerController} from './replicationcontroller.js';
 import {deploymentController} from './deployment.js';
 import {jobController} from './job.js';
+import {statefulSetController} from './statefulset.js';
 import {endpointsController} from './endpoints.js';
 import {endpointSliceController} from './endpointslice.js';
 import {garbageCollectorController} from './garbage-collector.js';
@@ -22,6 +23,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   deploymentController,
   jobController,
+  statefulSetController,
   endpointsController,
   endpointSliceController,
   garbageCollectorController,
@@ -60,6 +62,7 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'concurrent-replicaset-syncs',
   'concurrent-deployment-syncs',
   'concurrent-job-syncs',
+  'concurrent-statefulset-syncs',
   'concurrent-endpoint-syncs',
   'endpoint-updates-batch-period',
   'concurrent-service-endpoint-syncs',
