@@ -63,6 +63,8 @@ const WORKER_OPTIONS_IN_EFFECT = new Set([
   'concurrent-deployment-syncs',
   'concurrent-job-syncs',
   'concurrent-statefulset-syncs',
+  'concurrent-daemonset-syncs',
+  'concurrent-cron-job-syncs',
   'concurrent-endpoint-syncs',
   'concurrent-service-endpoint-syncs',
   'concurrent-gc-syncs',

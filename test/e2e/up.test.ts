@@ -151,6 +151,24 @@ describe('orch up', () => {
     expect((await k('get', 'deployment', 'roll', '-o', 'jsonpath={.spec.template.spec.containers[0].env}')).stdout).toBe('');
   }, 90_000);
 
+  it('runs a StatefulSet\'s pods under stable names, in order, and a DaemonSet\'s pod on this node', async () => {
+    const template = (app: string) => ({metadata: {labels: {app}}, spec: {containers: [{name: app, image: 'busybox', command: ['sh', '-c', 'sleep 300']}]}});
+    const sts = {apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: {name: 'db'}, spec: {replicas: 2, serviceName: 'db', selector: {matchLabels: {app: 'db'}}, template: template('db')}};
+    const ds = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'agentd'}, spec: {selector: {matchLabels: {app: 'agentd'}}, template: template('agentd')}};
+    writeFileSync(join(dir, 'sts.json'), JSON.stringify(sts));
+    writeFileSync(join(dir, 'ds.json'), JSON.stringify(ds));
+    expect((await kubectl(orchconfig, ['create', '-f', join(dir, 'sts.json'), '-f', join(dir, 'ds.json')])).code).toBe(0);
+    const rolled = await kubectl(orchconfig, ['rollout', 'status', 'statefulset/db', '--timeout=40s'], {timeoutMs: 45_000});
+    expect(rolled.stdout).toContain('partitioned roll out complete: 2 new pods have been updated...');
+    const pods = await kubectl(orchconfig, ['get', 'pods', '-l', 'app=db', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.spec.hostname}{"\\n"}{end}']);
+    expect(pods.stdout).toBe('db-0 Running db-0\ndb-1 Running db-1\n');
+    const daemon = await until('the daemon pod to run', async () => {
+      const r = await kubectl(orchconfig, ['get', 'daemonset', 'agentd', '-o', 'jsonpath={.status.desiredNumberScheduled} {.status.numberReady}']);
+      return r.stdout === '1 1' ? r.stdout : undefined;
+    }, 40_000);
+    expect(daemon).toBe('1 1');
+  }, 90_000);
+
   it('is reported ready by orch status -o json', async () => {
     const r = await until('orch status to be ready', async () => {
       const s = await status(orchconfig, p);

@@ -10,6 +10,8 @@ import {replicationControllerController} from './replicationcontroller.js';
 import {deploymentController} from './deployment.js';
 import {jobController} from './job.js';
 import {statefulSetController} from './statefulset.js';
+import {daemonSetController} from './daemonset.js';
+import {cronJobController} from './cronjob.js';
 import {endpointsController} from './endpoints.js';
 import {endpointSliceController} from './endpointslice.js';
 import {garbageCollectorController} from './garbage-collector.js';
@@ -24,6 +26,8 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   deploymentController,
   jobController,
   statefulSetController,
+  daemonSetController,
+  cronJobController,
   endpointsController,
   endpointSliceController,
   garbageCollectorController,
@@ -63,6 +67,8 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'concurrent-deployment-syncs',
   'concurrent-job-syncs',
   'concurrent-statefulset-syncs',
+  'concurrent-daemonset-syncs',
+  'concurrent-cron-job-syncs',
   'concurrent-endpoint-syncs',
   'endpoint-updates-batch-period',
   'concurrent-service-endpoint-syncs',
