@@ -13,7 +13,6 @@
 import {ApiStatusError} from '../../../client/errors.js';
 import {
   deletedObject,
-  NAMESPACE_INDEX,
   RateLimitingQueue,
   resourcePath,
   type DeletedFinalStateUnknown,
@@ -22,6 +21,7 @@ import {
 } from '../../../client/informers/index.js';
 import type {ControllerContext, ControllerDescriptor, RunningController} from './types.js';
 import {runQueueWorkers} from './queue-workers.js';
+import {controlledBy, controllerOf, objectKey, ownerEvents} from './owners.js';
 import {controllerRefOf, errorMessage} from './replica-set-core.js';
 import {JOBS} from './job.js';
 import type {Job} from './job-core.js';
@@ -51,25 +51,13 @@ export function startCronJobController(ctx: ControllerContext, signal: AbortSign
   const cronJobs = ctx.informers.informerFor<CronJob>(CRONJOBS);
   const jobs = ctx.informers.informerFor<Job>(JOBS);
   const queue = new RateLimitingQueue<string>({name: 'cronjob', metrics: ctx.metrics});
-  const events = ctx.events?.('cronjob-controller');
   const stats = {created: 0, deleted: 0};
   const warned = new Set<string>();
-  const keyOf = (o: {metadata: {namespace?: string; name?: string}}) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-  const record = (cronJob: CronJob, e: PlannedEvent) =>
-    events?.event({apiVersion: 'batch/v1', kind: 'CronJob', name: cronJob.metadata.name ?? '', namespace: cronJob.metadata.namespace, uid: cronJob.metadata.uid}, e.type, e.reason, e.message);
-
-  /** The cron job a job's controller reference names, when it is still that cron job. */
-  const cronJobOf = (job: Job): CronJob | undefined => {
-    const ref = controllerRefOf(job);
-    if (!ref || ref.kind !== 'CronJob') return undefined;
-    const cronJob = cronJobs.indexer.getByKey(`${job.metadata.namespace ?? ''}/${ref.name}`);
-    return cronJob?.metadata.uid === ref.uid ? cronJob : undefined;
-  };
-  const jobsOf = (cronJob: CronJob): Job[] =>
-    jobs.indexer.byIndex(NAMESPACE_INDEX, cronJob.metadata.namespace ?? '').filter((j) => {
-      const ref = controllerRefOf(j);
-      return ref?.kind === 'CronJob' && ref.uid === cronJob.metadata.uid;
-    });
+  const keyOf = objectKey;
+  const recordOn = ownerEvents<CronJob>(ctx, 'cronjob-controller', 'batch/v1', 'CronJob');
+  const record = (cronJob: CronJob, e: PlannedEvent) => recordOn(cronJob, e.type, e.reason, e.message);
+  const cronJobOf = (job: Job) => controllerOf(cronJobs, 'CronJob', job);
+  const jobsOf = (cronJob: CronJob) => controlledBy(jobs, cronJob);
   const enqueueOwner = (job: Job) => {
     const cronJob = cronJobOf(job);
     if (cronJob) queue.add(keyOf(cronJob));

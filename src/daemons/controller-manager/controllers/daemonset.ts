@@ -14,20 +14,18 @@
  * or release of pods by the selector (only pods whose controller reference names the daemon set
  * count). Pods bound to a node that was deleted are left to pod GC, as upstream does.
  */
-import { ApiStatusError } from '../../../client/errors.js';
 import {
   deletedObject,
-  NAMESPACE_INDEX,
   RateLimitingQueue,
   resourcePath,
   type DeletedFinalStateUnknown,
   type HandlerRegistration,
   type ResourceRef,
 } from '../../../client/informers/index.js';
-import type { EventType } from '../../../client/event-recorder.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 import { runQueueWorkers } from './queue-workers.js';
-import { controllerRefOf, controllerRefTo, Expectations, isPodReady, podKey, slowStartBatch, BURST_REPLICAS, SLOW_START_INITIAL_BATCH_SIZE, type Pod } from './replica-set-core.js';
+import { controlledBy, controllerOf, isNamespaceTerminating, objectKey, ownerEvents, podControl } from './owners.js';
+import { controllerRefTo, Expectations, isPodReady, podKey, slowStartBatch, BURST_REPLICAS, SLOW_START_INITIAL_BATCH_SIZE, type Pod } from './replica-set-core.js';
 import { PODS } from './replicaset.js';
 import type { Node } from './scheduler.js';
 import {
@@ -46,10 +44,6 @@ import {
 
 export const DAEMON_SETS: ResourceRef = { group: 'apps', version: 'v1', resource: 'daemonsets' };
 export const NODES: ResourceRef = { group: '', version: 'v1', resource: 'nodes' };
-
-function isNotFound(error: unknown): boolean {
-  return error instanceof ApiStatusError && error.code === 404;
-}
 
 /** What of a node decides where daemons run: labels, taints, cordon, and the conditions' status. */
 function nodeSchedulingView(node: Node): string {
@@ -70,22 +64,13 @@ export function startDaemonSetController(ctx: ControllerContext, signal: AbortSi
   const deletions = new Expectations(() => ctx.now());
   const satisfied = (key: string) => creations.satisfied(key) && deletions.satisfied(key);
   const failedBackoff = new FailedPodBackoff();
-  const events = ctx.events?.('daemonset-controller');
   const stats = { created: 0, deleted: 0, syncs: 0 };
   const warned = new Set<string>();
-  const keyOf = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-  const record = (ds: DaemonSet, type: EventType, reason: string, message: string) =>
-    events?.event({ apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name ?? '', namespace: ds.metadata.namespace, uid: ds.metadata.uid }, type, reason, message);
-
-  /** The daemon set a pod's controller reference names, when it is still that object. */
-  const daemonSetOf = (pod: Pod): DaemonSet | undefined => {
-    const ref = controllerRefOf(pod);
-    if (!ref || ref.kind !== 'DaemonSet') return undefined;
-    const ds = daemonSets.indexer.getByKey(`${pod.metadata.namespace ?? ''}/${ref.name}`);
-    return ds?.metadata.uid === ref.uid ? ds : undefined;
-  };
-  const podsOf = (ds: DaemonSet): Pod[] =>
-    pods.indexer.byIndex(NAMESPACE_INDEX, ds.metadata.namespace ?? '').filter((p) => controllerRefOf(p)?.uid === ds.metadata.uid);
+  const keyOf = objectKey;
+  const record = ownerEvents<DaemonSet>(ctx, 'daemonset-controller', 'apps/v1', 'DaemonSet');
+  const daemonSetOf = (pod: Pod) => controllerOf(daemonSets, 'DaemonSet', pod);
+  const podsOf = (ds: DaemonSet) => controlledBy(pods, ds);
+  const control = podControl<DaemonSet>(ctx, record);
   const enqueueAll = () => {
     for (const ds of daemonSets.indexer.list()) queue.add(keyOf(ds));
   };
@@ -138,7 +123,6 @@ export function startDaemonSetController(ctx: ControllerContext, signal: AbortSi
   ];
 
   const dsPath = (ds: DaemonSet) => `${resourcePath({ ...DAEMON_SETS, namespace: ds.metadata.namespace })}/${encodeURIComponent(ds.metadata.name ?? '')}`;
-  const podPath = (pod: Pod) => `/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace ?? '')}/pods/${encodeURIComponent(pod.metadata.name ?? '')}`;
 
   /** Upstream's syncNodes: creations in slow-start batches, then the deletions, at most a burst of each. */
   const syncNodes = async (ds: DaemonSet, key: string, createOn: string[], remove: Pod[], hash: string): Promise<void> => {
@@ -149,22 +133,16 @@ export function startDaemonSetController(ctx: ControllerContext, signal: AbortSi
     const errors: unknown[] = [];
 
     const ref = controllerRefTo(ds, 'apps/v1', 'DaemonSet');
-    const path = `/api/v1/namespaces/${encodeURIComponent(ds.metadata.namespace ?? '')}/pods`;
     let next = 0;
     const { successes, error } = await slowStartBatch(nodesToCreate.length, SLOW_START_INITIAL_BATCH_SIZE, async () => {
       const node = nodesToCreate[next++]!;
       try {
-        const created = await ctx.client.request<Pod>({ method: 'POST', path, body: daemonPodFor(ds, node, ref, hash) });
+        await control.createPod(ds, daemonPodFor(ds, node, ref, hash));
         stats.created++;
-        record(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${created.body.metadata?.name ?? ''}`);
       } catch (err) {
         // A terminating namespace takes no pods; that is not this controller's failure.
-        if (err instanceof ApiStatusError && err.details?.causes?.some((c) => c.reason === 'NamespaceTerminating')) {
-          creations.creationObserved(key);
-          return;
-        }
-        record(ds, 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
-        throw err;
+        if (!isNamespaceTerminating(err)) throw err;
+        creations.creationObserved(key);
       }
     });
     // Creations that failed or were never tried will never be observed: stop expecting them.
@@ -174,13 +152,10 @@ export function startDaemonSetController(ctx: ControllerContext, signal: AbortSi
     const results = await Promise.allSettled(
       podsToDelete.map(async (pod) => {
         try {
-          await ctx.client.request({ method: 'DELETE', path: podPath(pod) });
-          stats.deleted++;
-          record(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
+          if (await control.deletePod(ds, pod)) stats.deleted++;
+          else deletions.deletionObserved(key, podKey(pod));
         } catch (err) {
           deletions.deletionObserved(key, podKey(pod));
-          if (isNotFound(err)) return;
-          record(ds, 'Warning', 'FailedDelete', `Error deleting: ${(err as Error).message}`);
           throw err;
         }
       }),

@@ -8,29 +8,23 @@
  * (a job using them is run as NonIndexed and the controller logs it), adoption of orphan pods, and
  * finalizer-based pod tracking.
  */
-import { ApiStatusError } from '../../../client/errors.js';
 import {
   deletedObject,
-  NAMESPACE_INDEX,
   RateLimitingQueue,
   resourcePath,
   type DeletedFinalStateUnknown,
   type HandlerRegistration,
   type ResourceRef,
 } from '../../../client/informers/index.js';
-import type { EventType } from '../../../client/event-recorder.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 import { runQueueWorkers } from './queue-workers.js';
-import { controllerRefOf, controllerRefTo, Expectations, podFromTemplate, podKey, slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE, type Pod } from './replica-set-core.js';
+import { controlledBy, controllerOf, objectKey, ownerEvents, podControl } from './owners.js';
+import { controllerRefTo, Expectations, podFromTemplate, podKey, slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE, type Pod } from './replica-set-core.js';
 import { PODS } from './replicaset.js';
 import { jobStatusChanged, planJob, type Job, type JobStatus } from './job-core.js';
 
 export const JOBS: ResourceRef = { group: 'batch', version: 'v1', resource: 'jobs' };
 const UNSUPPORTED_FIELDS = ['podFailurePolicy', 'successPolicy', 'podReplacementPolicy'] as const;
-
-function isNotFound(error: unknown): boolean {
-  return error instanceof ApiStatusError && error.code === 404;
-}
 
 export function startJobController(ctx: ControllerContext, signal: AbortSignal): RunningController {
   const workers = Math.max(1, Number(ctx.options['concurrent-job-syncs'] ?? 5));
@@ -39,22 +33,13 @@ export function startJobController(ctx: ControllerContext, signal: AbortSignal):
   const pods = ctx.informers.informerFor<Pod>(PODS);
   const queue = new RateLimitingQueue<string>({ name: 'job', metrics: ctx.metrics });
   const expectations = new Expectations(() => ctx.now());
-  const events = ctx.events?.('job-controller');
   const stats = { created: 0, deleted: 0, completed: 0, failed: 0 };
   const warned = new Set<string>();
-  const keyOf = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-  const record = (job: Job, type: EventType, reason: string, message: string) =>
-    events?.event({ apiVersion: 'batch/v1', kind: 'Job', name: job.metadata.name ?? '', namespace: job.metadata.namespace, uid: job.metadata.uid }, type, reason, message);
-
-  /** The job a pod's controller reference names, when it is still that job. */
-  const jobOf = (pod: Pod): Job | undefined => {
-    const ref = controllerRefOf(pod);
-    if (!ref || ref.kind !== 'Job') return undefined;
-    const job = jobs.indexer.getByKey(`${pod.metadata.namespace ?? ''}/${ref.name}`);
-    return job?.metadata.uid === ref.uid ? job : undefined;
-  };
-  const podsOf = (job: Job): Pod[] =>
-    pods.indexer.byIndex(NAMESPACE_INDEX, job.metadata.namespace ?? '').filter((p) => controllerRefOf(p)?.uid === job.metadata.uid);
+  const keyOf = objectKey;
+  const record = ownerEvents<Job>(ctx, 'job-controller', 'batch/v1', 'Job');
+  const jobOf = (pod: Pod) => controllerOf(jobs, 'Job', pod);
+  const podsOf = (job: Job) => controlledBy(pods, job);
+  const control = podControl<Job>(ctx, record);
 
   const registrations: HandlerRegistration[] = [
     pods.addEventHandler({
@@ -88,21 +73,13 @@ export function startJobController(ctx: ControllerContext, signal: AbortSignal):
   ];
 
   const jobPath = (job: Job) => `${resourcePath({ ...JOBS, namespace: job.metadata.namespace })}/${encodeURIComponent(job.metadata.name ?? '')}`;
-  const podPath = (pod: Pod) => `/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace ?? '')}/pods/${encodeURIComponent(pod.metadata.name ?? '')}`;
 
   const createPods = async (job: Job, key: string, count: number): Promise<void> => {
     expectations.expectCreations(key, count);
     const ref = controllerRefTo(job, 'batch/v1', 'Job');
-    const path = `/api/v1/namespaces/${encodeURIComponent(job.metadata.namespace ?? '')}/pods`;
     const { successes, error } = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, async () => {
-      try {
-        const created = await ctx.client.request<Pod>({ method: 'POST', path, body: podFromTemplate(job, ref) });
-        stats.created++;
-        record(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.body.metadata?.name ?? ''}`);
-      } catch (err) {
-        record(job, 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
-        throw err;
-      }
+      await control.createPod(job, podFromTemplate(job, ref));
+      stats.created++;
     });
     for (let i = successes; i < count; i++) expectations.creationObserved(key);
     if (error) throw error;
@@ -113,12 +90,11 @@ export function startJobController(ctx: ControllerContext, signal: AbortSignal):
     const results = await Promise.allSettled(
       remove.map(async (pod) => {
         try {
-          await ctx.client.request({ method: 'DELETE', path: podPath(pod) });
-          stats.deleted++;
-          record(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
+          if (await control.deletePod(job, pod)) stats.deleted++;
+          else expectations.deletionObserved(key, podKey(pod));
         } catch (err) {
           expectations.deletionObserved(key, podKey(pod));
-          if (!isNotFound(err)) throw err;
+          throw err;
         }
       }),
     );

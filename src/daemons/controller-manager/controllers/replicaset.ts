@@ -6,7 +6,6 @@
  * through the status subresource.
  */
 import { ApiStatusError } from '../../../client/errors.js';
-import type { EventType } from '../../../client/event-recorder.js';
 import {
   deletedObject,
   NAMESPACE_INDEX,
@@ -19,6 +18,7 @@ import {
 import { parseLabelSelector, labelSelectorString, type LabelSelectorObject } from '../../../api/selectors.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 import { runQueueWorkers } from './queue-workers.js';
+import { isNamespaceTerminating, isNotFound, objectKey, ownerEvents, podControl } from './owners.js';
 import {
   adoptionPatch,
   availabilityRecheckMs,
@@ -74,10 +74,6 @@ export function labelSelectorRequirements(selector: unknown): Selector {
   }
 }
 
-function isNotFound(error: unknown): boolean {
-  return error instanceof ApiStatusError && error.code === 404;
-}
-
 function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
@@ -96,12 +92,9 @@ export function startReplicaController(ctx: ControllerContext, signal: AbortSign
   const pods = ctx.informers.informerFor<Pod>(PODS);
   const queue = new RateLimitingQueue<string>({ name: kind.controllerName, metrics: ctx.metrics });
   const expectations = new Expectations(() => ctx.now());
-  const keyOf = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+  const keyOf = objectKey;
   const stats = { creates: 0, deletes: 0, syncs: 0 };
-  const events = ctx.events?.(kind.eventComponent);
-  /** Upstream's RealPodControl events, on the owner: SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete. */
-  const recordOnOwner = (owner: ReplicaOwner, type: EventType, reason: string, message: string) =>
-    events?.event({ apiVersion: kind.apiVersion, kind: kind.kind, name: owner.metadata.name ?? '', namespace: owner.metadata.namespace, uid: owner.metadata.uid }, type, reason, message);
+  const control = podControl<ReplicaOwner>(ctx, ownerEvents<ReplicaOwner>(ctx, kind.eventComponent, kind.apiVersion, kind.kind));
 
   /** The owner a controller reference points at, when it is of this kind and still the same object. */
   const resolveRef = (namespace: string, ref: OwnerReference): ReplicaOwner | undefined => {
@@ -233,17 +226,13 @@ export function startReplicaController(ctx: ControllerContext, signal: AbortSign
     if (plan.action === 'create') {
       expectations.expectCreations(key, plan.count);
       const ref = controllerRefTo(owner, kind.apiVersion, kind.kind);
-      const path = `/api/v1/namespaces/${encodeURIComponent(owner.metadata.namespace!)}/pods`;
       const { successes, error } = await slowStartBatch(plan.count, SLOW_START_INITIAL_BATCH_SIZE, async () => {
         try {
-          const created = await ctx.client.request<Pod>({ method: 'POST', path, body: podFromTemplate(owner, ref) });
+          await control.createPod(owner, podFromTemplate(owner, ref));
           stats.creates++;
-          recordOnOwner(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${created.body.metadata?.name ?? ''}`);
         } catch (err) {
           // A terminating namespace takes no pods; that is not this controller's failure.
-          if (err instanceof ApiStatusError && err.details?.causes?.some((c) => c.reason === 'NamespaceTerminating')) return;
-          recordOnOwner(owner, 'Warning', 'FailedCreate', `Error creating: ${(err as Error).message}`);
-          throw err;
+          if (!isNamespaceTerminating(err)) throw err;
         }
       });
       // Creations never attempted will never be observed: stop expecting them.
@@ -254,13 +243,10 @@ export function startReplicaController(ctx: ControllerContext, signal: AbortSign
       const results = await Promise.allSettled(
         plan.pods.map(async (pod) => {
           try {
-            await ctx.client.request({ method: 'DELETE', path: podPath(pod) });
-            stats.deletes++;
-            recordOnOwner(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
+            if (await control.deletePod(owner, pod)) stats.deletes++;
+            else expectations.deletionObserved(key, podKey(pod));
           } catch (err) {
             expectations.deletionObserved(key, podKey(pod));
-            if (isNotFound(err)) return;
-            recordOnOwner(owner, 'Warning', 'FailedDelete', `Error deleting: ${(err as Error).message}`);
             throw err;
           }
         }),

@@ -26,9 +26,9 @@ import {
   type HandlerRegistration,
   type ResourceRef,
 } from '../../../client/informers/index.js';
-import type { EventType } from '../../../client/event-recorder.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 import { runQueueWorkers } from './queue-workers.js';
+import { isNotFound, objectKey, ownerEvents } from './owners.js';
 import {
   adoptionPatch,
   claimPods,
@@ -52,10 +52,6 @@ const STRATEGIC = 'application/strategic-merge-patch+json';
 /** Upstream's retry.DefaultRetry allows 5 attempts; conflicts here come from one lagging cache, so fewer do. */
 const STATUS_UPDATE_RETRIES = 3;
 
-function isNotFound(error: unknown): boolean {
-  return error instanceof ApiStatusError && error.code === 404;
-}
-
 export function startStatefulSetController(ctx: ControllerContext, signal: AbortSignal): RunningController {
   const workers = Math.max(1, Number(ctx.options['concurrent-statefulset-syncs'] ?? 5));
   const log = ctx.logger;
@@ -63,12 +59,10 @@ export function startStatefulSetController(ctx: ControllerContext, signal: Abort
   const pods = ctx.informers.informerFor<Pod>(PODS);
   const queue = new RateLimitingQueue<string>({ name: 'statefulset', metrics: ctx.metrics });
   const expectations = new Expectations(() => ctx.now());
-  const events = ctx.events?.('statefulset-controller');
   const stats = { created: 0, deleted: 0, syncs: 0 };
   const warned = new Set<string>();
-  const keyOf = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-  const record = (set: StatefulSet, type: EventType, reason: string, message: string) =>
-    events?.event({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: set.metadata.name ?? '', namespace: set.metadata.namespace, uid: set.metadata.uid }, type, reason, message);
+  const keyOf = objectKey;
+  const record = ownerEvents<StatefulSet>(ctx, 'statefulset-controller', 'apps/v1', 'StatefulSet');
   /** Upstream's recordPodEvent: `<verb> Pod <pod> in StatefulSet <set> successful`, or `failed error: <err>`. */
   const recordPodEvent = (verb: 'create' | 'delete', set: StatefulSet, pod: Pod, error?: unknown) => {
     const action = `${verb} Pod ${pod.metadata.name ?? ''} in StatefulSet ${set.metadata.name ?? ''}`;
