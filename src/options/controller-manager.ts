@@ -65,6 +65,7 @@ const WORKER_OPTIONS_IN_EFFECT = new Set([
   'concurrent-statefulset-syncs',
   'concurrent-daemonset-syncs',
   'concurrent-cron-job-syncs',
+  'concurrent-ttl-after-finished-syncs',
   'concurrent-endpoint-syncs',
   'concurrent-service-endpoint-syncs',
   'concurrent-gc-syncs',

@@ -12,6 +12,7 @@ import {jobController} from './job.js';
 import {statefulSetController} from './statefulset.js';
 import {daemonSetController} from './daemonset.js';
 import {cronJobController} from './cronjob.js';
+import {ttlAfterFinishedController} from './ttl-after-finished.js';
 import {endpointsController} from './endpoints.js';
 import {endpointSliceController} from './endpointslice.js';
 import {garbageCollectorController} from './garbage-collector.js';
@@ -28,6 +29,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   statefulSetController,
   daemonSetController,
   cronJobController,
+  ttlAfterFinishedController,
   endpointsController,
   endpointSliceController,
   garbageCollectorController,
@@ -69,6 +71,7 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'concurrent-statefulset-syncs',
   'concurrent-daemonset-syncs',
   'concurrent-cron-job-syncs',
+  'concurrent-ttl-after-finished-syncs',
   'concurrent-endpoint-syncs',
   'endpoint-updates-batch-period',
   'concurrent-service-endpoint-syncs',
