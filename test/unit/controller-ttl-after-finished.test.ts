@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { eventually, pause, useControllerHarness } from '../helpers/controller-harness.js';
-import { ttlAfterFinishedController, ttlExpiresAt } from '../../src/daemons/controller-manager/controllers/ttl-after-finished.js';
+import { startTtlAfterFinishedController, ttlAfterFinishedController, ttlExpiresAt } from '../../src/daemons/controller-manager/controllers/ttl-after-finished.js';
 
 const JOBS = '/apis/batch/v1/namespaces/default/jobs';
 const h = useControllerHarness();
@@ -26,10 +26,15 @@ const deleting = async (name: string) => {
 
 describe('ttl-after-finished controller', () => {
   it('deletes a finished job once its TTL has passed, foreground, and not before', async () => {
-    await h.start(ttlAfterFinishedController);
-    await finishedJob('soon', 1);
-    await pause(400);
+    // The controller's clock is the test's: the job finished at T, its TTL is 2 s.
+    const T = Date.now() - 60_000;
+    let now = T + 1000;
+    await h.start({ start: (ctx, signal) => startTtlAfterFinishedController({ ...ctx, now: () => now }, signal) });
+    await finishedJob('soon', 2, T);
+    await pause(300);
     expect(await deleting('soon')).toBe(false);
+    now = T + 2000;
+    // The controller looks again when it computed the TTL would pass (1 s after its first look).
     await eventually(async () => (await deleting('soon')) || undefined, 5000, 'the job deleted');
     const job = await h.client.get<any>(`${JOBS}/soon`);
     expect(job.metadata.finalizers).toContain('foregroundDeletion');
@@ -42,11 +47,14 @@ describe('ttl-after-finished controller', () => {
   });
 
   it('keeps a finished job without a TTL, and one whose TTL was removed before it expired', async () => {
-    await h.start(ttlAfterFinishedController);
-    await finishedJob('kept', undefined, Date.now() - 60_000);
-    await finishedJob('changed', 1);
+    const T = Date.now() - 60_000;
+    let now = T;
+    await h.start({ start: (ctx, signal) => startTtlAfterFinishedController({ ...ctx, now: () => now }, signal) });
+    await finishedJob('kept', undefined, T - 60_000);
+    await finishedJob('changed', 1, T);
     await h.client.patch(`${JOBS}/changed`, 'application/merge-patch+json', { spec: { ttlSecondsAfterFinished: null } });
-    await pause(1800);
+    now = T + 5000;
+    await pause(1500);
     expect(await deleting('kept')).toBe(false);
     expect(await deleting('changed')).toBe(false);
   });
