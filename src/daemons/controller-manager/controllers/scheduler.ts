@@ -578,13 +578,6 @@ interface Unschedulable {
   attempts: number;
 }
 
-interface RecordedEvent {
-  name: string;
-  reason: string;
-  message: string;
-  count: number;
-}
-
 const podPath = (namespace: string, name: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`;
 const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
@@ -600,9 +593,6 @@ class Scheduler {
   private readonly assumed = new Map<string, Pod>();
   /** Pods no node fits, retried on a cluster change after their back-off. */
   readonly unschedulable = new Map<string, Unschedulable>();
-  /** The last event recorded per pod, so that a repeat bumps its count as upstream's event correlator does. */
-  private readonly events = new Map<string, RecordedEvent>();
-  private eventSeq = 0;
   scheduledTotal = 0;
 
   constructor(
@@ -629,7 +619,6 @@ class Scheduler {
           const key = metaNamespaceKey(pod);
           this.assumed.delete(key);
           this.unschedulable.delete(key);
-          this.events.delete(key);
           // A bound pod going away frees its node.
           if (pod.spec?.nodeName && !isTerminal(pod)) this.retryUnschedulable();
         },
@@ -719,7 +708,7 @@ class Scheduler {
     this.unschedulable.delete(key);
     this.scheduledTotal++;
     this.ctx.logger.v(2).info('Successfully bound pod to node', 'pod', key, 'node', nodeName);
-    await this.recordEvent(key, pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${nodeName}`);
+    this.recordEvent(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${nodeName}`);
   }
 
   private async markUnschedulable(key: string, pod: Pod, message: string): Promise<void> {
@@ -728,7 +717,7 @@ class Scheduler {
     // Retried on a cluster change (retryUnschedulable) or, failing that, after a while regardless.
     this.queue.addAfter(key, this.timing.maxInUnschedulableMs);
     this.ctx.logger.info('Unable to schedule pod; no fit; waiting', 'pod', key, 'err', message);
-    await this.recordEvent(key, pod, 'Warning', 'FailedScheduling', message);
+    this.recordEvent(pod, 'Warning', 'FailedScheduling', message);
     await this.setPodScheduledFalse(pod, message);
   }
 
@@ -753,55 +742,10 @@ class Scheduler {
     }
   }
 
-  /** A core/v1 Event on the pod; the same reason and message again bumps the count of the last one. */
-  private async recordEvent(key: string, pod: Pod, type: string, reason: string, message: string): Promise<void> {
-    const namespace = pod.metadata?.namespace ?? 'default';
-    const now = rfc3339(this.ctx.now());
-    const previous = this.events.get(key);
-    try {
-      if (previous && previous.reason === reason && previous.message === message) {
-        previous.count++;
-        await this.ctx.client.patch(`/api/v1/namespaces/${encodeURIComponent(namespace)}/events/${encodeURIComponent(previous.name)}`, 'application/merge-patch+json', {
-          count: previous.count,
-          lastTimestamp: now,
-        });
-        return;
-      }
-      // Upstream names events <object>.<unix nanoseconds in hex>.
-      const name = `${pod.metadata?.name}.${(BigInt(Math.floor(this.ctx.now())) * 1_000_000n + BigInt(this.eventSeq++ % 1_000_000)).toString(16)}`;
-      await this.ctx.client.request({
-        method: 'POST',
-        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
-        body: {
-          apiVersion: 'v1',
-          kind: 'Event',
-          metadata: { name, namespace },
-          involvedObject: {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            namespace,
-            name: pod.metadata?.name,
-            uid: pod.metadata?.uid,
-            resourceVersion: pod.metadata?.resourceVersion,
-          },
-          reason,
-          message,
-          type,
-          source: { component: SCHEDULER_NAME },
-          reportingComponent: SCHEDULER_NAME,
-          reportingInstance: SCHEDULER_NAME,
-          action: type === 'Normal' ? 'Binding' : 'Scheduling',
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-        },
-      });
-      this.events.set(key, { name, reason, message, count: 1 });
-    } catch (error) {
-      // The event was dropped or its aggregate is gone: start a fresh one next time.
-      this.events.delete(key);
-      this.ctx.logger.v(2).info('Unable to record an event', 'pod', key, 'reason', reason, 'err', String(error));
-    }
+  /** A core/v1 Event on the pod, through the shared recorder (a repeat counts up the first one). */
+  private recordEvent(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    const { name, namespace, uid } = pod.metadata ?? {};
+    this.ctx.events?.(SCHEDULER_NAME).event({ apiVersion: 'v1', kind: 'Pod', name: name ?? '', namespace: namespace ?? 'default', uid }, type, reason, message);
   }
 
   /** One worker, as upstream's scheduling cycle places one pod at a time so that each sees the last one's node. */
