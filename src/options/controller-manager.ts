@@ -141,7 +141,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Extra certificate and key for SNI, as cert,key[:domain,...]; repeat for more pairs.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {
@@ -151,7 +151,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'runtime defaults',
     help: 'Comma-separated cipher suites the server accepts; unset uses the runtime defaults.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {
@@ -171,7 +171,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Oldest TLS version accepted, VersionTLS10 to VersionTLS13.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'disable-http2-serving',
@@ -181,7 +181,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'false',
     help: 'Serve HTTP/1.1 only.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'http2-max-streams-per-connection',
@@ -191,7 +191,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '0',
     help: 'Cap on concurrent HTTP/2 streams per client connection; 0 keeps the runtime default.',
     section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'permit-address-sharing',

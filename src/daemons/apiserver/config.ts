@@ -4,7 +4,7 @@
  * table marks as taking effect; a test keeps the two in step.
  */
 import {join} from 'node:path';
-import {NODE_TLS_VERSION, toOpenSslCipherList} from '../../options/types.js';
+import {secureServingOptions} from '../serving/secure-serving.js';
 import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
 
@@ -29,8 +29,6 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
 
 export function apiServerConfig(values: Values, version: VersionInfo): ApiServerConfig {
   const dataDir = str(values['data-dir']) as string;
-  const cipherSuites = list(values['tls-cipher-suites']);
-  const tlsMin = str(values['tls-min-version']);
   return {
     bindAddress: str(values['bind-address']) ?? '0.0.0.0',
     securePort: values['secure-port'] as number,
@@ -41,14 +39,10 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     certDir: str(values['cert-dir']) && !isSeedDefaultCertDir(values) ? (values['cert-dir'] as string) : join(dataDir, 'pki'),
     tlsCertFile: str(values['tls-cert-file']),
     tlsPrivateKeyFile: str(values['tls-private-key-file']),
-    tlsMinVersion: tlsMin ? NODE_TLS_VERSION[tlsMin as keyof typeof NODE_TLS_VERSION] : undefined,
-    ciphers: cipherSuites ? toOpenSslCipherList(cipherSuites) : undefined,
-    sniCertKeys: list(values['tls-sni-cert-key']),
+    ...secureServingOptions(values),
     agentCertificateAuthority: str(values['agent-certificate-authority']),
     agentClientCertificate: str(values['agent-client-certificate']),
     agentClientKey: str(values['agent-client-key']),
-    disableHttp2: values['disable-http2-serving'] === true,
-    http2MaxStreamsPerConnection: (values['http2-max-streams-per-connection'] as number) ?? 0,
     keyPrefix: (str(values['kvstore-prefix']) ?? '/registry').replace(/\/+$/, ''),
     storage: {
       servers: list(values['kvstore-servers']),

@@ -55,10 +55,11 @@ import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
+import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
 
-export interface ApiServerConfig {
+export interface ApiServerConfig extends SecureServingOptions {
   bindAddress: string;
   securePort: number;
   advertiseAddress?: string;
@@ -66,18 +67,10 @@ export interface ApiServerConfig {
   certDir: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
-  /** Node's minVersion, e.g. 'TLSv1.2'. */
-  tlsMinVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
-  /** OpenSSL cipher list for Node's `ciphers`. */
-  ciphers?: string;
   /** --agent-certificate-authority, --agent-client-certificate, --agent-client-key (for `kubectl logs`). */
   agentCertificateAuthority?: string;
   agentClientCertificate?: string;
   agentClientKey?: string;
-  /** --tls-sni-cert-key entries: `certfile,keyfile[:domain,...]`. */
-  sniCertKeys?: string[];
-  disableHttp2: boolean;
-  http2MaxStreamsPerConnection: number;
   storage: Omit<StorageOptions, 'dataDir'>;
   keyPrefix: string;
   anonymousAuth: boolean;
@@ -357,17 +350,11 @@ export class ApiServer {
 
   private async listen(key: string, cert: string, clientCaPems: string[]): Promise<NetServer & {close(cb?: (err?: Error) => void): void}> {
     const c = this.config;
-    const {loadSniCandidates, parseSniEntry, sniCallback} = await import('./sni.js');
-    const sni = c.sniCertKeys?.length ? await loadSniCandidates(c.sniCertKeys.map(parseSniEntry)) : [];
     const tls = {
-      key,
-      cert,
-      ...(sni.length ? {SNICallback: sniCallback(sni)} : {}),
+      ...(await tlsServingOptions(c, key, cert)),
       ca: clientCaPems.length ? clientCaPems : undefined,
       requestCert: true,
       rejectUnauthorized: false,
-      minVersion: c.tlsMinVersion,
-      ciphers: c.ciphers,
     };
     let server: NetServer & {close(cb?: (err?: Error) => void): void};
     // The lifecycle closes listeners and connections through this control.
@@ -394,21 +381,8 @@ export class ApiServer {
     });
     this.registry.setShutdownCheck(this.lifecycle.shutdownCheck);
     this.lifecycle.on('phase', (phase) => log.info('Shutdown phase', 'phase', phase));
-    const handler = this.requestHandler();
-    if (c.disableHttp2) {
-      const https = await import('node:https');
-      server = https.createServer(tls, handler as never);
-    } else {
-      const http2 = await import('node:http2');
-      server = http2.createSecureServer(
-        {...tls, allowHTTP1: true, settings: c.http2MaxStreamsPerConnection > 0 ? {maxConcurrentStreams: c.http2MaxStreamsPerConnection} : undefined},
-        handler as never,
-      ) as never;
-    }
-    server.on('secureConnection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
+    server = await createSecureServer(c, tls, this.requestHandler() as never);
+    this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(c.securePort, c.bindAddress || undefined, () => {

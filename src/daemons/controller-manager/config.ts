@@ -6,6 +6,7 @@
 import {join} from 'node:path';
 import {homedir} from 'node:os';
 import type {ControllerManagerConfig} from './manager.js';
+import {secureServingOptions} from '../serving/secure-serving.js';
 import type {VersionInfo} from '../../lib/version.js';
 
 type Values = Record<string, unknown>;
@@ -13,7 +14,8 @@ const ms = (v: unknown, fallback: number): number => (v && typeof v === 'object'
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 export const IMPLEMENTED_CONTROLLER_MANAGER_OPTIONS = [
-  'bind-address', 'secure-port', 'cert-dir', 'tls-cert-file', 'tls-private-key-file', 'orchconfig', 'master',
+  'bind-address', 'secure-port', 'cert-dir', 'tls-cert-file', 'tls-private-key-file', 'tls-min-version',
+  'tls-cipher-suites', 'tls-sni-cert-key', 'disable-http2-serving', 'http2-max-streams-per-connection', 'orchconfig', 'master',
   'orch-api-qps', 'orch-api-burst', 'orch-api-content-type', 'controllers', 'controller-start-interval',
   'controller-shutdown-timeout', 'min-resync-period', 'leader-elect', 'leader-elect-lease-duration',
   'leader-elect-renew-deadline', 'leader-elect-retry-period', 'leader-elect-resource-lock',
@@ -38,6 +40,7 @@ export function controllerManagerConfig(values: Values, version: VersionInfo): C
       tlsCertFile: str(values['tls-cert-file']),
       tlsPrivateKeyFile: str(values['tls-private-key-file']),
       alwaysAllowPaths: (values['authorization-always-allow-paths'] as string[] | undefined) ?? ['/healthz', '/readyz', '/livez'],
+      ...secureServingOptions(values),
     },
     leaderElect: values['leader-elect'] !== false,
     leaseDurationMs: ms(values['leader-elect-lease-duration'], 15_000),

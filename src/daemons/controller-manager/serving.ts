@@ -6,14 +6,15 @@
  * authorization through the API server are not built yet, so any other path is refused with a
  * message that says so.
  */
-import {createServer, type Server} from 'node:https';
+import type {Socket} from 'node:net';
 import {hostname} from 'node:os';
 import {readFile} from 'node:fs/promises';
 import type {Registry} from 'prom-client';
 import {HealthRegistry, LogCheck, createHealthHandler, pingCheck, type HealthCheck} from '../apiserver/health/index.js';
 import {writeStatusObject} from '../apiserver/filters/index.js';
+import {createSecureServer, tlsServingOptions, trackConnections, type SecureServer, type SecureServingOptions} from '../serving/secure-serving.js';
 
-export interface ServingConfig {
+export interface ServingConfig extends SecureServingOptions {
   bindAddress: string;
   securePort: number;
   certDir: string;
@@ -25,7 +26,8 @@ export interface ServingConfig {
 export class ControllerManagerServing {
   readonly health = new HealthRegistry();
   private readonly logCheck = new LogCheck();
-  private server?: Server;
+  private server?: SecureServer;
+  private sockets = new Set<Socket>();
   private port = 0;
 
   constructor(
@@ -58,7 +60,7 @@ export class ControllerManagerServing {
     const {cert, key} = await this.certificate();
     const healthHandler = createHealthHandler(this.health);
     const allowed = (path: string) => this.config.alwaysAllowPaths.some((p) => (p.endsWith('*') ? path.startsWith(p.slice(0, -1)) : p === path));
-    this.server = createServer({cert, key}, async (req, res) => {
+    this.server = await createSecureServer(this.config, await tlsServingOptions(this.config, key, cert), async (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       // An allowed root also allows its individual checks (/livez/ping under /livez).
       if (!allowed(path) && !allowed('/' + (path.split('/')[1] ?? ''))) {
@@ -82,12 +84,13 @@ export class ControllerManagerServing {
       this.server!.listen(this.config.securePort, this.config.bindAddress || undefined, () => resolve());
     });
     this.port = (this.server.address() as {port: number}).port;
+    this.sockets = trackConnections(this.server);
   }
 
   async stop(): Promise<void> {
     this.logCheck.stop();
     if (!this.server) return;
-    this.server.closeAllConnections();
+    for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
   }
 }
