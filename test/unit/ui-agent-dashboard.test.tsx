@@ -1,4 +1,5 @@
 import {describe, expect, it} from '@jest/globals';
+import {BOLD, GREEN, RED, YELLOW, plain, stylesOf} from '../helpers/ink-frames.js';
 import type {AgentPodSnapshot, AgentSnapshot} from '../../src/daemons/agent/state.js';
 import type {EvictionSnapshot, SignalSnapshot, ThresholdSnapshot} from '../../src/daemons/agent/eviction/snapshot.js';
 import type {PodSnapshot as RuntimePodSnapshot} from '../../src/daemons/agent/runtime/runtime.js';
@@ -17,22 +18,6 @@ const {LogBuffer} = await import('../../src/ui/components/log-buffer.js');
 const {StateEmitter} = await import('../../src/ui/state-emitter.js');
 if (!hadForceColor) delete process.env.FORCE_COLOR;
 
-const SGR = /\x1b\[[0-9;]*m/g;
-const GREEN = '32';
-const YELLOW = '33';
-const RED = '31';
-const BOLD = '1';
-
-function plain(frame: string): string {
-  return frame.replace(SGR, '');
-}
-
-/** The SGR codes (e.g. ['1', '31']) that directly precede the first occurrence of `text`. */
-function stylesOf(frame: string, text: string): string[] {
-  const escaped = text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const match = new RegExp(`((?:\x1b\\[[0-9;]*m)+)${escaped}`).exec(frame);
-  return match ? [...match[1]!.matchAll(/\x1b\[([0-9;]*)m/g)].map((m) => m[1]!) : [];
-}
 
 function lineWith(frame: string, text: string): string {
   return frame.split('\n').find((l) => l.includes(text)) ?? '';

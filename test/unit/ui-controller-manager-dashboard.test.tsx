@@ -1,4 +1,5 @@
 import {describe, expect, it} from '@jest/globals';
+import {GREEN, RED, YELLOW, plain, stylesOf} from '../helpers/ink-frames.js';
 import type {ControllerManagerSnapshot} from '../../src/daemons/controller-manager/state.js';
 import type {NodeLifecycleSnapshot} from '../../src/daemons/controller-manager/node-lifecycle/controller.js';
 import type {ElectionState} from '../../src/daemons/controller-manager/leader-election/index.js';
@@ -19,22 +20,6 @@ const {humanDuration} = await import('../../src/ui/components/duration.js');
 const {columnWidths} = await import('../../src/ui/components/table.js');
 if (!hadForceColor) delete process.env.FORCE_COLOR;
 
-const SGR = /\x1b\[[0-9;]*m/g;
-const GREEN = '32';
-const YELLOW = '33';
-const RED = '31';
-
-/** The frame as a person reads it, without color codes. */
-function plain(frame: string): string {
-  return frame.replace(SGR, '');
-}
-
-/** The SGR codes (e.g. ['1', '32']) that directly precede the first occurrence of `text`. */
-function stylesOf(frame: string, text: string): string[] {
-  const escaped = text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  const match = new RegExp(`((?:\x1b\\[[0-9;]*m)+)${escaped}`).exec(frame);
-  return match ? [...match[1]!.matchAll(/\x1b\[([0-9;]*)m/g)].map((m) => m[1]!) : [];
-}
 
 const tick = () => new Promise((r) => setTimeout(r, 30));
 
