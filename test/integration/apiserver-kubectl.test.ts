@@ -149,6 +149,17 @@ describe.each<Engine>(['sqlite', 'etcd'])('kubectl against orch apiserver on %s'
     expect(wide.stdout).toMatch(/api\s+\S+\s+\d+\s+\d+\s+\S+\s+api\s+nginx:1\.\d+\s+app=api/);
   });
 
+  it('creates the items of a kind: List file, as `kubectl get -o yaml` writes several objects', async () => {
+    const list = {apiVersion: 'v1', kind: 'List', items: [configMap('listed-1', {a: '1'}), configMap('listed-2', {b: '2'})]};
+    const created = await k(['create', '-f', manifest('list.yaml', list)]);
+    expect(created).toMatchObject({code: 0, stdout: 'configmap/listed-1 created\nconfigmap/listed-2 created\n'});
+    // kubectl validates a List through /openapi/v2 (protobuf), which orch answers.
+    const applied = await k(['apply', '-f', manifest('list-changed.yaml', {...list, items: [configMap('listed-1', {a: 'one'})]})]);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toBe('configmap/listed-1 configured\n');
+    expect((await getJson(['configmap', 'listed-1'])).data).toEqual({a: 'one'});
+  });
+
   it('says plainly that exec and port-forward are not supported, instead of a bare 404', async () => {
     const exec = await k(['exec', 'web', '--', 'true']);
     expect(exec.code).toBe(1);

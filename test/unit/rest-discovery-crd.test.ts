@@ -59,7 +59,7 @@ describe('discovery', () => {
     expect(reply.body).toMatchObject({ major: '1', minor: '32', gitVersion: 'v1.32.0-orch', platform: 'linux/amd64' });
   });
 
-  it('serves OpenAPI v3 stubs that tell kubectl fieldValidation is supported; v2 is 404', async () => {
+  it('serves OpenAPI v3 stubs that tell kubectl fieldValidation is supported, and an empty v2 document', async () => {
     const root = await call(api, 'GET', '/openapi/v3');
     const url = root.body.paths['apis/apps/v1'].serverRelativeURL;
     expect(url).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=/);
@@ -67,7 +67,13 @@ describe('discovery', () => {
     const patch = doc.body.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch;
     expect(patch['x-kubernetes-group-version-kind']).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
     expect(patch.parameters).toContainEqual(expect.objectContaining({ name: 'fieldValidation', in: 'query' }));
-    expect((await call(api, 'GET', '/openapi/v2')).status).toBe(404);
+    const v2 = await call(api, 'GET', '/openapi/v2');
+    expect(v2.status).toBe(200);
+    expect(v2.body).toMatchObject({ swagger: '2.0', definitions: {} });
+    // What kubectl asks for: protobuf, gnostic's Document with field 1 (swagger) = "2.0".
+    const pb = await call(api, 'GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+    expect(pb.headers.get('content-type')).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    expect(Buffer.from(pb.text)).toEqual(Buffer.from([0x0a, 0x03, ...Buffer.from('2.0')]));
   });
 
   it('leaves other paths to the caller', async () => {

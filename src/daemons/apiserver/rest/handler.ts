@@ -19,7 +19,7 @@ import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, wr
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
 import { decodeBody, negotiate, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
 import { deepCopy, stringAt } from './objects.js';
-import { openApiDocument, openApiRoot } from './openapi.js';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_ACCEPT, openApiDocument, openApiRoot, openApiV2Document, openApiV2Protobuf } from './openapi.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
 import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
@@ -348,7 +348,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }
   }
 
-  /** `/openapi/v3` and its group-version documents; `/openapi/v2` is not served (kubectl uses v3 first). */
+  /** `/openapi/v3` and its group-version documents (`/openapi/v2` is answered in the handler). */
   function serveOpenApi(pathname: string): JsonObject | undefined {
     const parts = pathname.split('/').filter(Boolean);
     if (parts[1] !== 'v3') return undefined;
@@ -384,6 +384,15 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           return true;
         case 'openapi': {
           await authorize(ctx, { path: url.pathname, verb: 'get' });
+          if (url.pathname.replace(/\/+$/, '') === '/openapi/v2') {
+            const accept = acceptOf(req) ?? '';
+            if (accept.includes(OPENAPI_V2_PROTOBUF_ACCEPT) || accept.includes(OPENAPI_V2_PROTOBUF)) {
+              const body = openApiV2Protobuf();
+              res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF, 'Content-Length': body.length });
+              res.end(body);
+            } else writeJson(res, 200, openApiV2Document(), { pretty });
+            return true;
+          }
           const doc = serveOpenApi(url.pathname);
           if (!doc) writePlainNotFound(res);
           else writeJson(res, 200, doc, { pretty });

@@ -56,3 +56,38 @@ export function openApiRoot(registry: ResourceRegistry): JsonObject {
   }
   return { paths };
 }
+
+/**
+ * `/openapi/v2`, nearly empty: kubectl reads it only to validate a `kind: List` file on the client
+ * (for Lists it does not ask /openapi/v3). A document without definitions makes kubectl skip that
+ * check for each item, which the server then validates itself, as for any other object.
+ */
+/** What kubectl sends in Accept; Go's mime parser refuses its `@`, so the answer's Content-Type is kube-openapi's other spelling. */
+export const OPENAPI_V2_PROTOBUF_ACCEPT = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+
+export function openApiV2Document(): JsonObject {
+  return { swagger: '2.0', info: { title: 'orch', version: 'v2' }, paths: {}, definitions: {} };
+}
+
+/**
+ * The document in protobuf, which is what kubectl asks for: gnostic's openapi_v2.Document with only
+ * its `swagger` field (number 1) set. Hand-encoded: one string field does not call for a protobuf
+ * library.
+ */
+export function openApiV2Protobuf(): Buffer {
+  const swagger = Buffer.from('2.0');
+  return Buffer.concat([Buffer.from([(1 << 3) | 2]), varint(swagger.length), swagger]);
+}
+
+function varint(value: number): Buffer {
+  const bytes: number[] = [];
+  let v = value;
+  while (v > 0x7f) {
+    bytes.push((v & 0x7f) | 0x80);
+    v >>>= 7;
+  }
+  bytes.push(v);
+  return Buffer.from(bytes);
+}
+
