@@ -149,18 +149,9 @@ export function startDaemonSetController(ctx: ControllerContext, signal: AbortSi
     for (let i = successes; i < nodesToCreate.length; i++) creations.creationObserved(key);
     if (error) errors.push(error);
 
-    const results = await Promise.allSettled(
-      podsToDelete.map(async (pod) => {
-        try {
-          if (await control.deletePod(ds, pod)) stats.deleted++;
-          else deletions.deletionObserved(key, podKey(pod));
-        } catch (err) {
-          deletions.deletionObserved(key, podKey(pod));
-          throw err;
-        }
-      }),
-    );
-    for (const r of results) if (r.status === 'rejected') errors.push(r.reason);
+    const removed = await control.deletePods(ds, podsToDelete, (pod) => deletions.deletionObserved(key, podKey(pod)));
+    stats.deleted += removed.deleted;
+    if (removed.error) errors.push(removed.error);
     if (errors.length > 0) throw errors[0];
   };
 

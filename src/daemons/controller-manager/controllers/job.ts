@@ -87,19 +87,9 @@ export function startJobController(ctx: ControllerContext, signal: AbortSignal):
 
   const deletePods = async (job: Job, key: string, remove: Pod[]): Promise<void> => {
     expectations.expectDeletions(key, remove.map(podKey));
-    const results = await Promise.allSettled(
-      remove.map(async (pod) => {
-        try {
-          if (await control.deletePod(job, pod)) stats.deleted++;
-          else expectations.deletionObserved(key, podKey(pod));
-        } catch (err) {
-          expectations.deletionObserved(key, podKey(pod));
-          throw err;
-        }
-      }),
-    );
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    const { deleted, error } = await control.deletePods(job, remove, (pod) => expectations.deletionObserved(key, podKey(pod)));
+    stats.deleted += deleted;
+    if (error) throw error;
   };
 
   const writeStatus = async (job: Job, status: JobStatus): Promise<void> => {

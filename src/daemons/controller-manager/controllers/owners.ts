@@ -74,6 +74,27 @@ export function podControl<T extends Owned>(ctx: ControllerContext, record: (own
         throw error;
       }
     },
+    /**
+     * Deletes pods at once. `unobserved(pod)` is called for each deletion the informer will not
+     * report (the pod was already gone, or the delete failed), so expectations can stop waiting.
+     * Resolves with how many were deleted and the first failure, if any.
+     */
+    async deletePods(owner: T, pods: PodLike[], unobserved: (pod: PodLike) => void): Promise<{ deleted: number; error?: unknown }> {
+      let deleted = 0;
+      const results = await Promise.allSettled(
+        pods.map(async (pod) => {
+          try {
+            if (await this.deletePod(owner, pod)) deleted++;
+            else unobserved(pod);
+          } catch (error) {
+            unobserved(pod);
+            throw error;
+          }
+        }),
+      );
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      return failed ? { deleted, error: failed.reason } : { deleted };
+    },
     /** False when the pod was already gone (no error: what was wanted is done). */
     async deletePod(owner: T, pod: PodLike): Promise<boolean> {
       try {

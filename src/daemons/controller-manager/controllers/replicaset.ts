@@ -240,19 +240,9 @@ export function startReplicaController(ctx: ControllerContext, signal: AbortSign
       if (error) throw error;
     } else if (plan.action === 'delete') {
       expectations.expectDeletions(key, plan.pods.map(podKey));
-      const results = await Promise.allSettled(
-        plan.pods.map(async (pod) => {
-          try {
-            if (await control.deletePod(owner, pod)) stats.deletes++;
-            else expectations.deletionObserved(key, podKey(pod));
-          } catch (err) {
-            expectations.deletionObserved(key, podKey(pod));
-            throw err;
-          }
-        }),
-      );
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
+      const { deleted, error } = await control.deletePods(owner, plan.pods, (pod) => expectations.deletionObserved(key, podKey(pod)));
+      stats.deletes += deleted;
+      if (error) throw error;
     }
   };
 
