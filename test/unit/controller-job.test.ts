@@ -91,3 +91,16 @@ describe('job controller', () => {
     await running('later', 1);
   });
 });
+
+describe('job defaults on the API server', () => {
+  it.each<[string, Record<string, unknown>, { completions?: number; parallelism: number }]>([
+    ['neither set: one pod to completion', {}, { completions: 1, parallelism: 1 }],
+    ['parallelism only: a work queue, no completions', { parallelism: 3 }, { parallelism: 3 }],
+    ['completions only', { completions: 4 }, { completions: 4, parallelism: 1 }],
+  ])('%s', async (_name, spec, expected) => {
+    const created = await createJob(`defaults-${Object.keys(spec).join('-') || 'none'}`, spec);
+    expect(created.spec.parallelism).toBe(expected.parallelism);
+    expect(created.spec.completions).toBe(expected.completions);
+    expect(created.spec.backoffLimit).toBe(6);
+  });
+});

@@ -24,7 +24,7 @@ import {
 } from '../../../client/informers/index.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 import { runQueueWorkers } from './queue-workers.js';
-import { controlledBy, controllerOf, isNamespaceTerminating, objectKey, ownerEvents, podControl } from './owners.js';
+import { controlledBy, controllerOf, isNamespaceTerminating, objectKey, ownerEvents, ownerHandlers, podControl } from './owners.js';
 import { controllerRefTo, Expectations, isPodReady, podKey, slowStartBatch, BURST_REPLICAS, SLOW_START_INITIAL_BATCH_SIZE, type Pod } from './replica-set-core.js';
 import { PODS } from './replicaset.js';
 import type { Node } from './scheduler.js';
@@ -102,16 +102,13 @@ export function startDaemonSetController(ctx: ControllerContext, signal: AbortSi
       },
       onDelete: (object) => onPodDeleted(deletedObject(object as Pod | DeletedFinalStateUnknown<Pod>)),
     }),
-    daemonSets.addEventHandler({
-      onAdd: (ds) => queue.add(keyOf(ds)),
-      onUpdate: (_old, ds) => queue.add(keyOf(ds)),
-      onDelete: (object) => {
-        const ds = deletedObject(object as DaemonSet | DeletedFinalStateUnknown<DaemonSet>);
-        creations.delete(keyOf(ds));
-        deletions.delete(keyOf(ds));
+    daemonSets.addEventHandler(
+      ownerHandlers<DaemonSet>(queue, (key, ds) => {
+        creations.delete(key);
+        deletions.delete(key);
         failedBackoff.forget(`${ds.metadata.uid ?? ''}/`);
-      },
-    }),
+      }),
+    ),
     // Any node change that may move daemons re-queues every daemon set; heartbeats do not.
     nodes.addEventHandler({
       onAdd: () => enqueueAll(),

@@ -18,7 +18,7 @@ import {
 } from '../../../client/informers/index.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 import { runQueueWorkers } from './queue-workers.js';
-import { controlledBy, controllerOf, objectKey, ownerEvents, podControl } from './owners.js';
+import { controlledBy, controllerOf, objectKey, ownerEvents, ownerHandlers, podControl } from './owners.js';
 import { controllerRefTo, Expectations, podFromTemplate, podKey, slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE, type Pod } from './replica-set-core.js';
 import { PODS } from './replicaset.js';
 import { jobStatusChanged, planJob, type Job, type JobStatus } from './job-core.js';
@@ -62,14 +62,7 @@ export function startJobController(ctx: ControllerContext, signal: AbortSignal):
         queue.add(keyOf(job));
       },
     }),
-    jobs.addEventHandler({
-      onAdd: (job) => queue.add(keyOf(job)),
-      onUpdate: (_old, job) => queue.add(keyOf(job)),
-      onDelete: (object) => {
-        const job = deletedObject(object as Job | DeletedFinalStateUnknown<Job>);
-        expectations.delete(keyOf(job));
-      },
-    }),
+    jobs.addEventHandler(ownerHandlers<Job>(queue, (key) => expectations.delete(key))),
   ];
 
   const jobPath = (job: Job) => `${resourcePath({ ...JOBS, namespace: job.metadata.namespace })}/${encodeURIComponent(job.metadata.name ?? '')}`;

@@ -6,7 +6,7 @@
  */
 import { ApiStatusError } from '../../../client/errors.js';
 import type { EventType } from '../../../client/event-recorder.js';
-import { NAMESPACE_INDEX } from '../../../client/informers/index.js';
+import { deletedObject, NAMESPACE_INDEX, type DeletedFinalStateUnknown } from '../../../client/informers/index.js';
 import type { ControllerContext } from './types.js';
 import { controllerRefOf, type ObjectMeta } from './replica-set-core.js';
 
@@ -63,49 +63,67 @@ export interface PodLike {
  */
 export function podControl<T extends Owned>(ctx: ControllerContext, record: (owner: T, type: EventType, reason: string, message: string) => void) {
   const podsPath = (namespace: string | undefined) => `/api/v1/namespaces/${encodeURIComponent(namespace ?? '')}/pods`;
+
+  async function createPod(owner: T, pod: PodLike): Promise<PodLike> {
+    try {
+      const created = await ctx.client.request<PodLike>({ method: 'POST', path: podsPath(owner.metadata.namespace), body: pod });
+      record(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${created.body.metadata?.name ?? ''}`);
+      return created.body;
+    } catch (error) {
+      if (!isNamespaceTerminating(error)) record(owner, 'Warning', 'FailedCreate', `Error creating: ${(error as Error).message}`);
+      throw error;
+    }
+  }
+
+  /** False when the pod was already gone (no error: what was wanted is done). */
+  async function deletePod(owner: T, pod: PodLike): Promise<boolean> {
+    try {
+      await ctx.client.request({ method: 'DELETE', path: `${podsPath(pod.metadata.namespace)}/${encodeURIComponent(pod.metadata.name ?? '')}` });
+      record(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      record(owner, 'Warning', 'FailedDelete', `Error deleting: ${(error as Error).message}`);
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes pods at once. `unobserved(pod)` is called for each deletion the informer will not
+   * report (the pod was already gone, or the delete failed), so expectations can stop waiting.
+   * Resolves with how many were deleted and the first failure, if any.
+   */
+  async function deletePods(owner: T, pods: PodLike[], unobserved: (pod: PodLike) => void): Promise<{ deleted: number; error?: unknown }> {
+    let deleted = 0;
+    const results = await Promise.allSettled(
+      pods.map(async (pod) => {
+        try {
+          if (await deletePod(owner, pod)) deleted++;
+          else unobserved(pod);
+        } catch (error) {
+          unobserved(pod);
+          throw error;
+        }
+      }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    return failed ? { deleted, error: failed.reason } : { deleted };
+  }
+
+  return { createPod, deletePod, deletePods };
+}
+
+/**
+ * The informer handlers of an owner kind: every add or change queues the owner's key; a deletion
+ * calls `forget` (to drop the owner's expectations) with its key.
+ */
+export function ownerHandlers<T extends Owned>(queue: { add(key: string): void }, forget: (key: string, owner: T) => void) {
   return {
-    async createPod(owner: T, pod: PodLike): Promise<PodLike> {
-      try {
-        const created = await ctx.client.request<PodLike>({ method: 'POST', path: podsPath(owner.metadata.namespace), body: pod });
-        record(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${created.body.metadata?.name ?? ''}`);
-        return created.body;
-      } catch (error) {
-        if (!isNamespaceTerminating(error)) record(owner, 'Warning', 'FailedCreate', `Error creating: ${(error as Error).message}`);
-        throw error;
-      }
-    },
-    /**
-     * Deletes pods at once. `unobserved(pod)` is called for each deletion the informer will not
-     * report (the pod was already gone, or the delete failed), so expectations can stop waiting.
-     * Resolves with how many were deleted and the first failure, if any.
-     */
-    async deletePods(owner: T, pods: PodLike[], unobserved: (pod: PodLike) => void): Promise<{ deleted: number; error?: unknown }> {
-      let deleted = 0;
-      const results = await Promise.allSettled(
-        pods.map(async (pod) => {
-          try {
-            if (await this.deletePod(owner, pod)) deleted++;
-            else unobserved(pod);
-          } catch (error) {
-            unobserved(pod);
-            throw error;
-          }
-        }),
-      );
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      return failed ? { deleted, error: failed.reason } : { deleted };
-    },
-    /** False when the pod was already gone (no error: what was wanted is done). */
-    async deletePod(owner: T, pod: PodLike): Promise<boolean> {
-      try {
-        await ctx.client.request({ method: 'DELETE', path: `${podsPath(pod.metadata.namespace)}/${encodeURIComponent(pod.metadata.name ?? '')}` });
-        record(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
-        return true;
-      } catch (error) {
-        if (isNotFound(error)) return false;
-        record(owner, 'Warning', 'FailedDelete', `Error deleting: ${(error as Error).message}`);
-        throw error;
-      }
+    onAdd: (owner: T) => queue.add(objectKey(owner)),
+    onUpdate: (_old: T, owner: T) => queue.add(objectKey(owner)),
+    onDelete: (object: T | DeletedFinalStateUnknown<T>) => {
+      const owner = deletedObject(object);
+      forget(objectKey(owner), owner);
     },
   };
 }

@@ -28,7 +28,7 @@ import {
 } from '../../../client/informers/index.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 import { runQueueWorkers } from './queue-workers.js';
-import { isNotFound, objectKey, ownerEvents } from './owners.js';
+import { isNotFound, objectKey, ownerEvents, ownerHandlers } from './owners.js';
 import {
   adoptionPatch,
   claimPods,
@@ -123,14 +123,7 @@ export function startStatefulSetController(ctx: ControllerContext, signal: Abort
       },
       onDelete: (object) => onPodGone(deletedObject(object as Pod | DeletedFinalStateUnknown<Pod>)),
     }),
-    sets.addEventHandler({
-      onAdd: (set) => queue.add(keyOf(set)),
-      onUpdate: (_old, set) => queue.add(keyOf(set)),
-      onDelete: (object) => {
-        const set = deletedObject(object as StatefulSet | DeletedFinalStateUnknown<StatefulSet>);
-        expectations.delete(keyOf(set));
-      },
-    }),
+    sets.addEventHandler(ownerHandlers<StatefulSet>(queue, (key) => expectations.delete(key))),
   ];
 
   const setPath = (set: StatefulSet) => `${resourcePath({ ...STATEFUL_SETS, namespace: set.metadata.namespace })}/${encodeURIComponent(set.metadata.name ?? '')}`;
