@@ -31,6 +31,8 @@ describe('writes over HTTP/1.1 and HTTP/2', () => {
     ['HTTP/1.1 keep-alive YAML bodies', {protocol: 'http1', connections: 2, count: 60, sizes: [20_000], format: 'yaml'}],
     ['HTTP/1.1 keep-alive protobuf bodies', {protocol: 'http1', connections: 2, count: 60, sizes: [100, 20_000], format: 'protobuf'}],
     ['HTTP/2 protobuf bodies', {protocol: 'h2', connections: 1, concurrency: 16, count: 60, sizes: [20_000], format: 'protobuf'}],
+    ['HTTP/2 with watches open on the same connections', {protocol: 'h2', connections: 2, concurrency: 16, count: 80, sizes: [100, 20_000], watch: true}],
+    ['HTTP/1.1 keep-alive with a watch from the same pool', {protocol: 'http1', connections: 2, count: 80, sizes: [100, 20_000], watch: true}],
   ];
 
   it.each(cases)('%s: every write acknowledged, none lost', async (title, load) => {
@@ -40,6 +42,7 @@ describe('writes over HTTP/1.1 and HTTP/2', () => {
     for (const r of results) {
       expect({summary, failures: r.failures, unknown: r.unknown.length, refused: r.refused}).toEqual({summary, failures: 0, unknown: 0, refused: []});
       expect(r.acknowledged).toHaveLength(load.count);
+      if (load.watch) expect(r.watchMissing).toEqual([]);
     }
     const listed = await listNames(api.client, NS, `${prefix}-`);
     expect(accountFor(results, listed)).toEqual({lost: [], appliedThoughRefused: [], duplicated: []});

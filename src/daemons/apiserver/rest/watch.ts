@@ -12,6 +12,7 @@ import type { ListParams } from './list-options.js';
 import type { Representation } from './negotiation.js';
 import type { RegistryStore } from './registry-store.js';
 import type { ApiResponse, Clock } from './types.js';
+import { DEFAULT_MAX_QUEUED_BYTES, WatchSender } from './watch-sender.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -50,6 +51,8 @@ export interface WatchRequest {
   defaultTimeoutSeconds: () => number;
   /** Called once when the stream ends, for whatever reason. */
   onEnd: () => void;
+  /** Bytes of events allowed to wait for a slow client before the watch is ended (default 16 MiB). */
+  maxQueuedBytes?: number;
 }
 
 export interface ActiveWatch {
@@ -101,8 +104,14 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
     tableColumnsSent = true;
     return { type: event.type, object: table };
   };
-  const send = (event: WatchEvent) => {
-    if (!ended) res.write(JSON.stringify(render(event)) + '\n');
+  // Events go out in order and only as fast as the client reads (see watch-sender.ts); a client
+  // that falls too far behind has its watch ended, and watches again from its last resourceVersion.
+  const sender = new WatchSender(res as unknown as ConstructorParameters<typeof WatchSender>[0], {
+    maxQueuedBytes: request.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+    onOverflow: () => end(),
+  });
+  const send = (event: WatchEvent, bytes = 0) => {
+    if (!ended) sender.send(() => JSON.stringify(render(event)) + '\n', bytes);
   };
   const end = () => {
     if (ended) return;
@@ -110,7 +119,7 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
     handle?.close();
     clearInterval(bookmarkTimer);
     clearTimeout(timeoutTimer);
-    res.end();
+    sender.end();
     request.onEnd();
     resolveDone();
   };
@@ -134,7 +143,7 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
   handle = request.registry.watchStore(prefix, startRevision, (event) => {
     lastRevision = Math.max(lastRevision, event.revision);
     const translated = translateEvent(registry, params, event);
-    if (translated) send(translated);
+    if (translated) send(translated, (event.value ?? event.prevValue ?? '').length);
   }, (error) => {
     const status = error instanceof StoreCompactedError
       ? failureStatus(410, 'Expired', `too old resource version: ${startRevision} (${error.compacted + 1})`)
