@@ -6,7 +6,7 @@
  */
 import {RegistryStore} from './rest/registry-store.js';
 import {AdmissionChain} from './rest/admission.js';
-import {BUILTIN_RESOURCES, type ResourceInfo} from '../../api/resources.js';
+import {builtinResource, type ResourceInfo} from '../../api/resources.js';
 import {ApiError} from '../../api/status.js';
 import {systemClock} from './rest/types.js';
 import type {Store} from './storage/store.js';
@@ -16,7 +16,7 @@ export const AUTHENTICATION_CONFIGMAP = {namespace: 'orch-system', name: 'extens
 const SYSTEM_WRITE = {user: {name: 'system:apiserver', groups: ['system:masters']}, dryRun: false, fieldManager: 'orch-apiserver'};
 
 export async function publishAuthenticationInfo(store: Store, keyPrefix: string, clientCaPems: readonly string[]): Promise<void> {
-  const info = BUILTIN_RESOURCES.find((r) => r.plural === 'configmaps' && r.group === '') as ResourceInfo;
+  const info = builtinResource('', 'configmaps') as ResourceInfo;
   const registry = new RegistryStore(info, {store, clock: systemClock, keyPrefix, admission: new AdmissionChain([])});
   const {namespace, name} = AUTHENTICATION_CONFIGMAP;
   const data = {'client-ca-file': clientCaPems.join('')};

@@ -2,7 +2,7 @@
  * Post-start objects: the system namespaces, the `orch` service (and its endpoints) in `default`,
  * and the system priority classes. Idempotent: objects that exist are left as they are.
  */
-import { BUILTIN_RESOURCES, type ResourceInfo } from '../../../api/resources.js';
+import { builtinResources, type ResourceInfo } from '../../../api/resources.js';
 import { ApiError } from '../../../api/status.js';
 import type { JsonObject } from '../../../patch/types.js';
 import type { Store } from '../storage/store.js';
@@ -26,7 +26,7 @@ export interface BootstrapOptions {
 const SYSTEM_WRITE: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, fieldManager: 'orch-apiserver' };
 
 function registry(store: Store, plural: string, options: BootstrapOptions): RegistryStore {
-  const info = BUILTIN_RESOURCES.find((r) => r.plural === plural) as ResourceInfo;
+  const info = builtinResources().find((r) => r.plural === plural) as ResourceInfo;
   return new RegistryStore(info, { store, clock: options.clock ?? systemClock, keyPrefix: (options.keyPrefix ?? '/registry').replace(/\/+$/, ''), admission: new AdmissionChain([]) });
 }
 
