@@ -12,7 +12,7 @@ import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writePlainNotFound} from './rest/http-io.js';
-import {BUILTIN_RESOURCES} from '../../api/resources.js';
+import {builtinResources} from '../../api/resources.js';
 import {resourceKeyPrefix} from './storage-keys.js';
 import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {POD_STREAM_PATH, podStreamUnsupported} from './pod-streams.js';
@@ -145,7 +145,7 @@ export class ApiServer {
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
-    const cachedResources = BUILTIN_RESOURCES.map((r) => ({group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}));
+    const cachedResources = builtinResources().map((r) => ({group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}));
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
