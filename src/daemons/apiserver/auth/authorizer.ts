@@ -13,8 +13,6 @@ import {nodePolicyRules} from './bootstrap-policy.js';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
-/** The modes this server implements now; the others are recognized and refused at start. */
-export const SUPPORTED_AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
 
 export const alwaysAllow: Authorizer = {authorize: () => ({decision: 'Allow', reason: ''})};
 export const alwaysDeny: Authorizer = {authorize: () => ({decision: 'NoOpinion', reason: 'Everything is forbidden.'})};
@@ -49,15 +47,13 @@ export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
   };
 }
 
-/** Problems with a mode list (unknown, unsupported, repeated), as messages for the user. */
+/** Problems with a mode list (unknown, repeated), as messages for the user. */
 export function validateAuthorizationModes(modes: string[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const mode of modes) {
     if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) {
       problems.push(`authorization-mode "${mode}" is not a valid mode (valid: ${AUTHORIZATION_MODES.join(', ')})`);
-    } else if (!SUPPORTED_AUTHORIZATION_MODES.includes(mode as AuthorizationMode)) {
-      problems.push(`authorization-mode "${mode}" is not supported yet (supported: ${SUPPORTED_AUTHORIZATION_MODES.join(', ')})`);
     }
     if (seen.has(mode)) problems.push(`authorization-mode "${mode}" has mode specified more than once`);
     seen.add(mode);
