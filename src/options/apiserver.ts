@@ -659,28 +659,28 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'authorization-policy-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'ABAC policy, one JSON object per line.', section: AUTHZ, implemented: false,
+    help: 'ABAC policy, one JSON object per line.', section: AUTHZ, implemented: true,
   },
   {
     name: 'authorization-webhook-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Client configuration of the remote authorizer used by the Webhook mode.', section: AUTHZ,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authorization-webhook-version', type: 'string', seedType: 'string', seedDefault: 'v1beta1',
-    default: 'v1beta1',
+    default: 'v1beta1', enum: ['v1', 'v1beta1'],
     help: 'SubjectAccessReview version spoken with the authorization webhook.', section: AUTHZ,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', seedType: 'duration',
     seedDefault: '5m0s', default: '5m0s',
-    help: 'How long an "allowed" webhook answer is cached.', section: AUTHZ, implemented: false,
+    help: 'How long an "allowed" webhook answer is cached.', section: AUTHZ, implemented: true,
   },
   {
     name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', seedType: 'duration',
     seedDefault: '30s', default: '30s',
-    help: 'How long a "denied" webhook answer is cached.', section: AUTHZ, implemented: false,
+    help: 'How long a "denied" webhook answer is cached.', section: AUTHZ, implemented: true,
   },
 
   // --- Events (event objects and auditing) ---
