@@ -157,6 +157,7 @@ function schemaOfType(type, format, pkg) {
     case 'boolean': return {type: 'boolean'};
     case 'Date': return {type: 'string', format: 'date-time'};
     case 'IntOrString': return {$ref: '#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString'};
+    case 'V1MicroTime': return {$ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime'};
     case 'any': return {type: 'object'};
     case 'object': return {type: 'object'};
   }
@@ -195,8 +196,13 @@ for (const [defName, className] of [...defToClass]) {
       removed++;
     }
   }
+  // Descriptions as of the client's release (upstream's doc comments change between releases).
+  if (cls.description) def.description = cls.description;
   for (const [field, f] of cls.fields) {
-    if (def.properties[field]) continue;
+    if (def.properties[field]) {
+      if (f.description) def.properties[field].description = f.description;
+      continue;
+    }
     def.properties[field] = schemaOfField(f, packageOf(defName));
     added++;
   }
@@ -204,6 +210,27 @@ for (const [defName, className] of [...defToClass]) {
   const required = [...cls.fields].filter(([, f]) => f.required).map(([n]) => n).sort();
   if (required.length) def.required = required;
   else delete def.required;
+}
+
+// --- kinds added since the document: from the client's API classes (one group version each) ---
+const apisDir = join(clientDir, '..', 'apis');
+let newKinds = 0;
+for (const file of readdirSync(apisDir).filter((f) => /Api\.js$/.test(f))) {
+  const js = readFileSync(join(apisDir, file), 'utf8');
+  const gv = /'\/apis\/([a-z0-9.-]+)\/(v[a-z0-9]+)\//.exec(js) ?? /'\/api\/(v1)\//.exec(js);
+  if (!gv) continue;
+  const [group, version] = gv.length === 3 ? [gv[1], gv[2]] : ['', gv[1]];
+  const types = new Set([...js.matchAll(/serialize\((?:body|[^,]+), "([A-Z][A-Za-z0-9]*)"/g)].map((m) => m[1]));
+  for (const className of types) {
+    const cls = classes.get(className);
+    if (!cls || classToDef.has(className) || !cls.fields.has('kind') || !cls.fields.has('metadata')) continue;
+    const m = new RegExp(`^(?:[A-Z][a-z]+)*${pascal(version)}([A-Z]\\w*)$`).exec(className);
+    if (!m) continue;
+    const pkg = `io.k8s.api.${(group || 'core').split('.')[0]}.${version}`;
+    const defName = definitionFor(className, pkg);
+    defs[defName]['x-kubernetes-group-version-kind'] = [{group, version, kind: m[1]}];
+    newKinds++;
+  }
 }
 
 // --- the patch tags of fields newer than the packaged document ---
@@ -239,7 +266,7 @@ mkdirSync('src/api/schema/data', {recursive: true});
 writeFileSync('src/api/schema/data/definitions.json.gz', gzipSync(JSON.stringify(out), {level: 9}));
 writeFileSync('src/api/schema/merge-table.generated.ts', mergeTable(out.definitions));
 rmSync(tmp, {recursive: true, force: true});
-console.log(`definitions: ${Object.keys(defs).length} (${defToClass.size} matched to ${clientVersion}, ${newDefinitions} new); fields added ${added}, removed ${removed}`);
+console.log(`definitions: ${Object.keys(defs).length} (${defToClass.size} matched to ${clientVersion}, ${newDefinitions} new, ${newKinds} new kinds); fields added ${added}, removed ${removed}`);
 
 /**
  * The strategic-merge table: for every struct type reachable from a kind, its fields with what strategic
