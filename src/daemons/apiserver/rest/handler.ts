@@ -3,6 +3,7 @@
  * subresource, over a Store. Framework-free: `(req, res, ctx) => Promise<boolean>`, answering
  * false for paths that are not the API's so the server can route them elsewhere.
  */
+import { names } from '../../../api/names.js';
 import { groupVersionOf, ResourceRegistry, type ResourceInfo } from '../../../api/resources.js';
 import {
   ApiError, badRequest, failureStatus, field, forbidden, internalError, invalid, qualifiedResource, serviceUnavailable, successStatus,
@@ -64,8 +65,6 @@ export interface ApiHandler {
   stop(): void;
 }
 
-const CRD_GROUP = 'apiextensions.orch.io';
-
 function toDeleteOptions(query: URLSearchParams, body: unknown): { options: DeleteOptions; dryRun: string[] } {
   const errors: FieldError[] = [];
   const source = isJsonObject(body) ? body : {};
@@ -93,7 +92,7 @@ function toDeleteOptions(query: URLSearchParams, body: unknown): { options: Dele
       resourceVersion: typeof preconditions.resourceVersion === 'string' ? preconditions.resourceVersion : undefined,
     };
   }
-  if (errors.length) throw invalid({ group: 'meta.orch.io', kind: 'DeleteOptions' }, '', errors);
+  if (errors.length) throw invalid({ group: names().groups.meta, kind: 'DeleteOptions' }, '', errors);
   const dryRun = Array.isArray(source.dryRun) ? source.dryRun.filter((s): s is string => typeof s === 'string') : [];
   return { options, dryRun };
 }
@@ -122,7 +121,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
   const registries = new Map<ResourceInfo, RegistryStore>();
   const namespaceInfo = registry.lookup('', 'v1', 'namespaces')!;
-  const crdInfo = registry.lookup(CRD_GROUP, 'v1', 'customresourcedefinitions')!;
+  const crdInfo = registry.lookup(names().groups.apiextensions, 'v1', 'customresourcedefinitions')!;
 
   // Admission needs to read namespaces; it goes through the same registry as the API.
   const getNamespace = async (name: string) => {
