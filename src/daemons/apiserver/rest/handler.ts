@@ -19,9 +19,10 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddres
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
 import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
-import { deepCopy, stringAt } from './objects.js';
+import { deepCopy, rfc3339, stringAt } from './objects.js';
 import { OpenApiService } from './openapi/index.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
+import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
 import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
 import { strategyFor } from './strategies.js';
@@ -316,7 +317,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       case 'patch': {
         const contentType = req.headers['content-type'];
         const patchType = patchTypeOf(Array.isArray(contentType) ? contentType[0] : contentType, info.custom === true);
-        if (patchType === 'apply') throw serverSideApplyUnsupported();
+        if (patchType === 'apply') return serveApply(req, res, ctx, query, info, store, namespace, name, sub?.name, pretty);
         const body = await readBody(req, maxBody);
         const wctx = writeContext(req, ctx, query, 'PatchOptions', sub?.name ?? '');
         const mode = parseFieldValidation(query, 'PatchOptions');
@@ -356,6 +357,36 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /**
+   * PATCH with application/apply-patch+yaml: server-side apply of the main resource or its status;
+   * creates the object when it does not exist (upstream's applyPatcher with createIfNotFound).
+   */
+  async function serveApply(
+    req: ApiRequest, res: ApiResponse, ctx: RequestContext, query: URLSearchParams, info: ResourceInfo, store: RegistryStore,
+    namespace: string, name: string, subresource: string | undefined, pretty: boolean,
+  ): Promise<void> {
+    if (subresource && subresource !== 'status') throw serverSideApplyUnsupported();
+    const userAgent = req.headers['user-agent'];
+    const params = parseWriteParams(query, 'PatchOptions', managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), [], true);
+    const config = parseApplyBody(await readBody(req, maxBody));
+    const configName = stringAt(config, 'metadata', 'name');
+    if (configName !== undefined && configName !== '' && configName !== name) {
+      throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
+    }
+    const wctx: WriteContext = { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource: subresource ?? '', managedFieldsComputed: true };
+    const request: ApplyRequest = {
+      info, namespace, name, config, manager: params.fieldManager, force: params.force, subresource, time: rfc3339(clock.now()),
+    };
+    const { object, created } = await store.update(namespace, name, wctx, (current) => {
+      const applied = applyToObject(current, request);
+      checkDepth(applied);
+      const checked = preconditioned(store, name, current, applied);
+      return subresource === 'status' ? statusOnly(checked, current) : checked;
+    }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
+    if (info === crdInfo && !wctx.dryRun) informer.apply(object);
+    return writeJson(res, created ? 201 : 200, object, { pretty });
   }
 
   /** Deleting a CRD removes its custom objects first (upstream's customresourcecleanup finalizer, done inline). */
