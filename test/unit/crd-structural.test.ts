@@ -10,6 +10,7 @@ import {structuralProblems, type Schema} from '../../src/api/structural/schema.j
 import {validateAgainstSchema} from '../../src/api/structural/validate.js';
 import {compileValidator} from '../../src/api/cel/rules.js';
 import {fieldErrorText} from '../../src/api/status.js';
+import type {JsonObject} from '../../src/patch/types.js';
 
 const ROOT = 'spec.versions[0].schema.openAPIV3Schema';
 const texts = (errors: Parameters<typeof fieldErrorText>[0][]) => errors.map(fieldErrorText);
@@ -68,7 +69,7 @@ describe('pruning, defaulting and validation', () => {
   });
 
   it('fills defaults at every depth, in list items too', () => {
-    const object = {spec: {size: 1, ports: [{name: 'http'}, {name: 'x', port: 1}]}};
+    const object: JsonObject = {spec: {size: 1, ports: [{name: 'http'}, {name: 'x', port: 1}]}};
     expect(applyDefaults(object, widget)).toEqual({spec: {size: 1, color: 'red', ports: [{name: 'http', port: 80}, {name: 'x', port: 1}]}});
   });
 

@@ -162,6 +162,13 @@ function validateListType(v: JsonValue[], s: Schema, path: string, errors: Field
   }
 }
 
+/** The violations of one value against its schema, reported under `path` (CRD defaults). */
+export function validateValueAt(value: JsonValue, schema: Schema, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  validateValue(value, schema, path, errors);
+  return errors;
+}
+
 /**
  * The schema violations of a custom object (root level: apiVersion, kind and metadata are
  * checked by the generic registry, not by the schema, as upstream).

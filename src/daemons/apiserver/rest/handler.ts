@@ -14,6 +14,7 @@ import { isJsonObject, type JsonObject } from '../../../patch/types.js';
 import { StoreUnavailableError, type Store } from '../storage/store.js';
 import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin } from './admission.js';
 import { CrdInformer, crdStrategy } from './crd.js';
+import { names } from '../../../api/names.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
@@ -63,7 +64,6 @@ export interface ApiHandler {
   stop(): void;
 }
 
-const CRD_GROUP = 'apiextensions.orch.io';
 
 function toDeleteOptions(query: URLSearchParams, body: unknown): { options: DeleteOptions; dryRun: string[] } {
   const errors: FieldError[] = [];
@@ -121,7 +121,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
   const registries = new Map<ResourceInfo, RegistryStore>();
   const namespaceInfo = registry.lookup('', 'v1', 'namespaces')!;
-  const crdInfo = registry.lookup(CRD_GROUP, 'v1', 'customresourcedefinitions')!;
+  const crdInfo = registry.lookup(names().groups.apiextensions, 'v1', 'customresourcedefinitions')!;
 
   // Admission needs to read namespaces; it goes through the same registry as the API.
   const getNamespace = async (name: string) => {
@@ -134,14 +134,16 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     let found = registries.get(info);
     if (!found) {
       const base = strategyFor(info);
-      const strategy = info === crdInfo ? crdStrategy(base, clock) : base;
-      found = new RegistryStore(info, { store, clock, keyPrefix, admission }, strategy);
+      // Custom resources: their CRD's schema, conversion and printing (custom-resources.ts).
+      const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
+      const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
+      found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version) }, strategy);
       registries.set(info, found);
     }
     return found;
   }
 
-  const crdPrefix = registryFor(crdInfo).collectionPrefix('');
+  const crdPrefix = `${keyPrefix}/${crdInfo.storagePrefix}/`;
   const informer = new CrdInformer(store, registry, crdPrefix);
   const synced = informer.start();
 
@@ -186,11 +188,15 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     return value;
   }
 
+  /** A Table of objects: the custom resource's printer columns, or the built-in kind's. */
+  function tableOf(store: RegistryStore, objects: JsonObject[], metadata: JsonObject, rep: Extract<Representation, { kind: 'table' }>): JsonObject {
+    const options = { apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now() };
+    return store.hooks ? store.hooks.table(objects, metadata, options) : toTable(store.info.kind, objects, metadata, options);
+  }
+
   function respondObject(res: ApiResponse, code: number, object: JsonObject, rep: Representation, pretty: boolean, info: ResourceInfo): void {
     if (rep.kind === 'table' && object.kind !== 'Status') {
-      const table = toTable(info.kind, [object], { resourceVersion: stringAt(object, 'metadata', 'resourceVersion') ?? '' }, {
-        apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now(),
-      });
+      const table = tableOf(registryFor(info), [object], { resourceVersion: stringAt(object, 'metadata', 'resourceVersion') ?? '' }, rep);
       writeJson(res, code, table, { pretty, contentType: representationContentType(rep) });
       return;
     }
@@ -217,12 +223,18 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const pretty = query.get('pretty') === 'true' || query.get('pretty') === '1';
     const store = registryFor(info);
     const name = request.name;
+    // Deprecated custom resource versions warn on every request (upstream's deprecation warning).
+    const warning = store.hooks?.warning;
+    const setHeader = (res as { setHeader?: (name: string, value: string) => void }).setHeader;
+    if (warning && setHeader) setHeader.call(res, 'Warning', `299 - ${JSON.stringify(warning)}`);
+    const scaleOf = (object: JsonObject) => (store.hooks?.toScale ? store.hooks.toScale(object) : toScale(object, info.kind));
+    const scaleInto = (object: JsonObject, body: unknown) => (store.hooks?.applyScale ? store.hooks.applyScale(object, body, name) : applyScale(object, body, name));
 
     switch (request.verb) {
       case 'get': {
         const rep = negotiate(acceptOf(req), !sub || sub.name === 'status', query.get('includeObject') ?? 'Metadata');
         const object = await store.get(namespace, name, query.get('resourceVersion') ?? undefined);
-        if (sub?.name === 'scale') return writeJson(res, 200, toScale(object, info.kind), { pretty });
+        if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
         return respondObject(res, 200, object, rep, pretty, info);
       }
       case 'list': {
@@ -233,7 +245,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const metadata: JsonObject = { resourceVersion: listed.resourceVersion };
         if (listed.continue) metadata.continue = listed.continue;
         if (rep.kind === 'table') {
-          const table = toTable(info.kind, listed.items, metadata, { apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now() });
+          const table = tableOf(store, listed.items, metadata, rep);
           return writeJson(res, 200, table, { pretty, contentType: representationContentType(rep) });
         }
         return writeJson(res, 200, { kind: listKindOf(info), apiVersion: groupVersionOf(info), metadata, items: listed.items }, { pretty });
@@ -269,8 +281,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const body = await readJsonBody(req);
         const wctx = writeContext(req, ctx, query, 'UpdateOptions', sub?.name ?? '');
         if (sub?.name === 'scale') {
-          const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, applyScale(current, body, name)));
-          return writeJson(res, 200, toScale(object, info.kind), { pretty });
+          const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, scaleInto(current, body)));
+          return writeJson(res, 200, scaleOf(object), { pretty });
         }
         if (sub?.name === 'finalize') {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
@@ -288,8 +300,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const wctx = writeContext(req, ctx, query, 'PatchOptions', sub?.name ?? '');
         const { object } = await store.update(namespace, name, wctx, (current) => {
           if (sub?.name === 'scale') {
-            const patched = applyServerPatch(toScale(deepCopy(current), info.kind), body, patchType);
-            return preconditioned(store, name, current, applyScale(current, patched, name));
+            const patched = applyServerPatch(scaleOf(deepCopy(current)), body, patchType);
+            return preconditioned(store, name, current, scaleInto(current, patched));
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
@@ -297,7 +309,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           return sub?.name === 'status' ? statusOnly(checked, current) : checked;
         });
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-        if (sub?.name === 'scale') return writeJson(res, 200, toScale(object, info.kind), { pretty });
+        if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
         return writeJson(res, 200, object, { pretty });
       }
       case 'delete': {
