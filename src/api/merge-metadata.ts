@@ -11,6 +11,7 @@
  * replaced atomically. (Upstream additionally rejects a field unknown to the Go struct when both
  * the live object and the patch carry it; we do not model the full field lists, see report.)
  */
+import { nameSet } from './names.js';
 
 /** The values a `patchStrategy` tag can take. */
 export type PatchStrategy = 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys';
@@ -189,8 +190,9 @@ const KINDS_BY_GROUP_VERSION: Readonly<Record<string, readonly string[]>> = {
   ],
   'apps/v1': ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet'],
   'batch/v1': ['Job', 'CronJob'],
-  'coordination.k8s.io/v1': ['Lease'],
-  'coordination.orch.io/v1': ['Lease'],
+  // Lease under either name set's coordination group.
+  [`${nameSet('kubernetes').groups.coordination}/v1`]: ['Lease'],
+  [`${nameSet('orch').groups.coordination}/v1`]: ['Lease'],
 };
 
 /** The schema of a built-in kind, or undefined for anything else (custom resources). */

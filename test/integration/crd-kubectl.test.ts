@@ -13,9 +13,11 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {stringify} from 'yaml';
 import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {names} from '../../src/api/names.js';
 import {type InProcessServer, kubectl, startApiServer} from '../helpers/apiserver.js';
 
-const GROUP = 'apiextensions.orch.io';
+/** The CRD group of the active name set (apiextensions.orch.io by default). */
+const GROUP = names().groups.apiextensions;
 
 const widgetSchema = {
   type: 'object',

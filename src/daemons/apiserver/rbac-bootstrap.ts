@@ -5,7 +5,8 @@
  */
 import {RegistryStore} from './rest/registry-store.js';
 import {AdmissionChain} from './rest/admission.js';
-import {BUILTIN_RESOURCES, type ResourceInfo} from '../../api/resources.js';
+import {builtinResource, type ResourceInfo} from '../../api/resources.js';
+import {names} from '../../api/names.js';
 import {ApiError} from '../../api/status.js';
 import {systemClock} from './rest/types.js';
 import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from './auth/bootstrap-policy.js';
@@ -17,7 +18,7 @@ import type {JsonObject} from '../../patch/types.js';
 const SYSTEM_WRITE = {user: {name: 'system:apiserver', groups: ['system:masters']}, dryRun: false, fieldManager: 'orch-apiserver'};
 
 function registryFor(store: Store, plural: string, keyPrefix: string): RegistryStore {
-  const info = BUILTIN_RESOURCES.find((r) => r.plural === plural && r.group === 'rbac.orch.io') as ResourceInfo;
+  const info = builtinResource(names().groups.rbac, plural) as ResourceInfo;
   return new RegistryStore(info, {store, clock: systemClock, keyPrefix, admission: new AdmissionChain([])});
 }
 

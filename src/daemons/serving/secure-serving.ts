@@ -7,6 +7,7 @@
  */
 import type {IncomingMessage, ServerResponse} from 'node:http';
 import type {Server as NetServer, Socket} from 'node:net';
+import type {TLSSocket} from 'node:tls';
 import type {TlsOptions} from 'node:tls';
 import {NODE_TLS_VERSION, toOpenSslCipherList} from '../../options/types.js';
 
@@ -58,13 +59,51 @@ export async function createSecureServer(
 ): Promise<SecureServer> {
   if (o.disableHttp2) {
     const https = await import('node:https');
-    return https.createServer(tls, handler) as SecureServer;
+    return parseHttp1FromStream(https.createServer(tls, handler) as SecureServer);
   }
   const http2 = await import('node:http2');
-  return http2.createSecureServer(
+  const server = http2.createSecureServer(
     {...tls, allowHTTP1: true, settings: o.http2MaxStreamsPerConnection > 0 ? {maxConcurrentStreams: o.http2MaxStreamsPerConnection} : undefined},
     handler as never,
   ) as unknown as SecureServer;
+  return parseHttp1FromStream(server);
+}
+
+const ignoreData = (): void => undefined;
+
+/**
+ * Makes every HTTP/1.x connection of a TLS server feed its HTTP parser through the socket's stream
+ * instead of straight from the TLS handle. Call it on any node:https server, or HTTP/2 server with
+ * allowHTTP1, right after creating it (before the first connection).
+ *
+ * Why (issue 18, HTTP/1.1 writes over 16 KB reset): Node's HTTP/1 server lets its llhttp parser
+ * `consume()` the TLS handle, so decrypted bytes go from C++ to the parser without the JS stream.
+ * When a request's head arrives while the previous response on that keep-alive connection has not
+ * drained yet (any response over the socket's 16 KiB high-water mark whose 'drain' has not fired:
+ * the client has the bytes and already sent its next request), the server pauses the parser
+ * (`parserOnIncoming`: `ws.needDrain` → socket.pause(), then parser.pause()). A pause cannot stop
+ * TLSWrap::ClearOut, which hands every decrypted 16 KiB chunk of the same read to the consumer in
+ * one loop without looking at the read state; the next chunk of that request's body reaches the
+ * paused parser, llhttp answers HPE_PAUSED ("Parse Error: Paused"), Node treats it as a client
+ * parse error and destroys the socket with the body unread: the client sees ECONNRESET (Node) or
+ * RemoteDisconnected (Python), and its write was never applied. Bodies within one TLS record
+ * (≤16 KiB) never reach a second chunk, which is why only larger writes failed. Node 20 to 24 all
+ * loop this way.
+ *
+ * A 'data' listener on the socket makes Node's HTTP server unconsume the parser (its documented
+ * listener wrapper does so, so that user code listening to the socket still sees the bytes); from
+ * then on bytes arrive through the Readable stream, where pause() holds them in the stream's
+ * buffer until the server resumes, as backpressure should. The listener itself does nothing.
+ * HTTP/2 sessions (ALPN h2) keep their own consumer and flow control and are left alone.
+ */
+export function parseHttp1FromStream<S extends NetServer>(server: S): S {
+  server.on('secureConnection', (socket: TLSSocket & {parser?: unknown}) => {
+    // Node's HTTP/1 connection listener ran first (it is the listener the server was created
+    // with), so the parser is in place and the wrapper that unconsumes it is installed.
+    if (socket.alpnProtocol === 'h2' || !socket.parser) return;
+    socket.on('data', ignoreData);
+  });
+  return server;
 }
 
 /** Tracks a server's TLS connections, so that a stop can close them (http2 servers have no closeAllConnections). */

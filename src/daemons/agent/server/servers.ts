@@ -23,6 +23,7 @@ import {writeHttpError, writeJson, writeNotFound, writeText} from './responses.j
 import {routeRequest, type Route} from './routes.js';
 import {onlyCpuAndMemory} from './summary.js';
 import {loadServingCertificate, tlsServerOptions} from './tls.js';
+import {parseHttp1FromStream} from '../../serving/secure-serving.js';
 import type {AgentServerConfig, AgentServerProviders} from './types.js';
 
 export type ListenerName = 'main' | 'readOnly' | 'healthz';
@@ -130,8 +131,9 @@ export class AgentServers {
     const authentication = await createAuthentication({anonymousAuth: this.config.anonymousAuth, clientCaFile: this.config.clientCaFile});
     const authenticator = authentication.authenticator;
     const debuggingHandlers = this.config.enableDebuggingHandlers;
-    const server = createHttpsServer(tlsServerOptions(this.config, certificate, authentication.clientCaPems), (req, res) =>
-      void this.serve(req, res, {debuggingHandlers, authenticator}),
+    // HTTP/1.1 over TLS with the serving code's fix for bodies over one TLS record (see parseHttp1FromStream).
+    const server = parseHttp1FromStream(
+      createHttpsServer(tlsServerOptions(this.config, certificate, authentication.clientCaPems), (req, res) => void this.serve(req, res, {debuggingHandlers, authenticator})),
     );
     await this.listen('main', server, this.config.address, this.config.port);
   }

@@ -11,7 +11,7 @@ import {MASTERS_GROUP} from './user.js';
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 /** The modes this server implements now; the others are recognized and refused at start. */
-export const SUPPORTED_AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
+export const SUPPORTED_AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC'];
 
 export const alwaysAllow: Authorizer = {authorize: () => ({decision: 'Allow', reason: ''})};
 export const alwaysDeny: Authorizer = {authorize: () => ({decision: 'NoOpinion', reason: 'Everything is forbidden.'})};
@@ -23,17 +23,25 @@ export function privilegedGroups(...groups: string[]): Authorizer {
   };
 }
 
-/** Runs authorizers in order; the first Allow or Deny decides, else NoOpinion with the reasons joined. */
+/**
+ * Runs authorizers in order; the first Allow or Deny decides, else NoOpinion with the reasons
+ * joined and the errors of the authorizers that could not decide.
+ */
 export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
   return {
     async authorize(attributes: AuthorizationAttributes): Promise<AuthorizationResult> {
       const reasons: string[] = [];
+      const errors: Error[] = [];
       for (const authorizer of authorizers) {
         const result = await authorizer.authorize(attributes);
         if (result.decision !== 'NoOpinion') return result;
         if (result.reason) reasons.push(result.reason);
+        if (result.error) errors.push(result.error);
       }
-      return {decision: 'NoOpinion', reason: reasons.join('\n')};
+      const result: AuthorizationResult = {decision: 'NoOpinion', reason: reasons.join('\n')};
+      // Upstream aggregates the errors as `[e1, e2]` when there are several.
+      if (errors.length > 0) result.error = errors.length === 1 ? errors[0] : new Error(`[${errors.map((e) => e.message).join(', ')}]`);
+      return result;
     },
   };
 }
@@ -57,6 +65,10 @@ export function validateAuthorizationModes(modes: string[]): string[] {
 export interface AuthorizerDependencies {
   /** The RBAC objects, needed when the modes include RBAC. */
   rbac?: RbacPolicySource;
+  /** The ABAC policy (from --authorization-policy-file), needed when the modes include ABAC. */
+  abac?: Authorizer;
+  /** The webhook authorizer (from --authorization-webhook-config-file), needed for Webhook. */
+  webhook?: Authorizer;
 }
 
 /** The authorizer of a mode list (empty: AlwaysAllow, the seed's default without a config file). */
@@ -67,7 +79,13 @@ export function createAuthorizer(modes: string[], dependencies: AuthorizerDepend
   for (const mode of modes.length > 0 ? modes : ['AlwaysAllow']) {
     if (mode === 'AlwaysAllow') chain.push(alwaysAllow);
     else if (mode === 'AlwaysDeny') chain.push(alwaysDeny);
-    else if (mode === 'RBAC') {
+    else if (mode === 'ABAC') {
+      if (!dependencies.abac) throw new Error('authorization mode ABAC needs a policy (--authorization-policy-file)');
+      chain.push(dependencies.abac);
+    } else if (mode === 'Webhook') {
+      if (!dependencies.webhook) throw new Error('authorization mode Webhook needs a webhook (--authorization-webhook-config-file)');
+      chain.push(dependencies.webhook);
+    } else if (mode === 'RBAC') {
       if (!dependencies.rbac) throw new Error('authorization mode RBAC needs the RBAC objects (no policy source given)');
       chain.push(new RbacAuthorizer(dependencies.rbac));
     }

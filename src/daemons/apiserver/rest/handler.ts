@@ -3,6 +3,7 @@
  * subresource, over a Store. Framework-free: `(req, res, ctx) => Promise<boolean>`, answering
  * false for paths that are not the API's so the server can route them elsewhere.
  */
+import { names } from '../../../api/names.js';
 import { groupVersionOf, ResourceRegistry, type ResourceInfo } from '../../../api/resources.js';
 import {
   ApiError, badRequest, failureStatus, field, forbidden, internalError, invalid, qualifiedResource, serviceUnavailable, successStatus,
@@ -14,7 +15,6 @@ import { isJsonObject, type JsonObject } from '../../../patch/types.js';
 import { StoreUnavailableError, type Store } from '../storage/store.js';
 import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin } from './admission.js';
 import { CrdInformer, crdStrategy } from './crd.js';
-import { names } from '../../../api/names.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
@@ -64,7 +64,6 @@ export interface ApiHandler {
   stop(): void;
 }
 
-
 function toDeleteOptions(query: URLSearchParams, body: unknown): { options: DeleteOptions; dryRun: string[] } {
   const errors: FieldError[] = [];
   const source = isJsonObject(body) ? body : {};
@@ -92,7 +91,7 @@ function toDeleteOptions(query: URLSearchParams, body: unknown): { options: Dele
       resourceVersion: typeof preconditions.resourceVersion === 'string' ? preconditions.resourceVersion : undefined,
     };
   }
-  if (errors.length) throw invalid({ group: 'meta.orch.io', kind: 'DeleteOptions' }, '', errors);
+  if (errors.length) throw invalid({ group: names().groups.meta, kind: 'DeleteOptions' }, '', errors);
   const dryRun = Array.isArray(source.dryRun) ? source.dryRun.filter((s): s is string => typeof s === 'string') : [];
   return { options, dryRun };
 }
