@@ -1,7 +1,8 @@
 /**
  * Query parameters of list, watch and write requests, parsed and validated as upstream's
- * ListOptions/CreateOptions/... validation does (422 against `<Kind>Options.meta.orch.io`).
+ * ListOptions/CreateOptions/... validation does (422 against `<Kind>Options.<meta group>`, `meta.orch.io` with orch's names).
  */
+import { names } from '../../../api/names.js';
 import { badRequest, field, invalid, type FieldError } from '../../../api/status.js';
 import { parseFieldSelector, parseLabelSelector, SelectorParseError, type FieldRequirement, type LabelRequirement } from '../../../api/selectors.js';
 
@@ -18,10 +19,8 @@ export interface ListParams {
   sendInitialEvents?: boolean;
 }
 
-const META_GROUP = 'meta.orch.io';
-
 function optionsInvalid(kind: string, errors: FieldError[]): never {
-  throw invalid({ group: META_GROUP, kind }, '', errors);
+  throw invalid({ group: names().groups.meta, kind }, '', errors);
 }
 
 function isTrue(value: string | null): boolean {
