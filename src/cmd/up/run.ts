@@ -24,7 +24,7 @@ import {RestClient} from '../../client/rest-client.js';
 import {ApiStatusError} from '../../client/errors.js';
 import {CONTROLLER_MANAGER_USER} from '../../daemons/apiserver/auth/bootstrap-policy.js';
 import {nodeStatusDeps} from '../agent/run.js';
-import {mergeDaemonArgs} from './pass-through.js';
+import {mergeDaemonArgs, setByUpOnly} from './pass-through.js';
 import {configureKlog, klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {UpSnapshot} from '../../ui/up-dashboard.js';
@@ -62,8 +62,9 @@ async function bindComponentRoles(admin: RestClient, nodeUser: string): Promise<
 export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
   const nodeName = hostname().toLowerCase();
   const apiDir = join(o.dataDir, 'apiserver');
-  const apiArgs = mergeDaemonArgs('apiserver', {'data-dir': apiDir, 'authorization-mode': 'RBAC', 'anonymous-auth': 'false'}, o.apiserverArgs);
-  const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs);
+  const apiDefaults = {'data-dir': apiDir, 'authorization-mode': 'RBAC', 'anonymous-auth': 'false'};
+  const apiArgs = mergeDaemonArgs('apiserver', apiDefaults, o.apiserverArgs);
+  const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs, setByUpOnly(apiDefaults, o.apiserverArgs));
   const apiConfig = apiServerConfig(api.options.values, o.version);
 
   let emitter: {update(s: UpSnapshot): void; close(): void} | undefined;
@@ -112,30 +113,24 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
     await bindComponentRoles(admin, nodeUser);
     admin.close();
 
-    const cmArgs = mergeDaemonArgs(
-      'controller-manager',
-      {orchconfig: cmOrchconfig, controllers: '*,scheduler', 'cert-dir': join(o.dataDir, 'controller-manager', 'pki')},
-      o.controllerManagerArgs,
-    );
-    const cm = await parseCommandLine('controller-manager', controllerManagerOptions, cmArgs);
+    const cmDefaults = {orchconfig: cmOrchconfig, controllers: '*,scheduler', 'cert-dir': join(o.dataDir, 'controller-manager', 'pki')};
+    const cmArgs = mergeDaemonArgs('controller-manager', cmDefaults, o.controllerManagerArgs);
+    const cm = await parseCommandLine('controller-manager', controllerManagerOptions, cmArgs, setByUpOnly(cmDefaults, o.controllerManagerArgs));
     controllerManager = new ControllerManager(controllerManagerConfig(cm.options.values, o.version));
     await controllerManager.start();
     cmRun = controllerManager.run();
 
-    const agentArgs = mergeDaemonArgs(
-      'agent',
-      {
-        orchconfig: agentOrchconfig,
-        'root-dir': join(o.dataDir, 'agent'),
-        'cert-dir': join(o.dataDir, 'agent', 'pki'),
-        'hostname-override': nodeName,
-        // orch up is the all-in-one development setup: it runs on hosts with cgroup v1 or swap too.
-        'fail-cgroupv1': 'false',
-        'fail-swap-on': 'false',
-      },
-      o.agentArgs,
-    );
-    const agentCli = await parseCommandLine('agent', agentOptions, agentArgs);
+    const agentDefaults = {
+      orchconfig: agentOrchconfig,
+      'root-dir': join(o.dataDir, 'agent'),
+      'cert-dir': join(o.dataDir, 'agent', 'pki'),
+      'hostname-override': nodeName,
+      // orch up is the all-in-one development setup: it runs on hosts with cgroup v1 or swap too.
+      'fail-cgroupv1': 'false',
+      'fail-swap-on': 'false',
+    };
+    const agentArgs = mergeDaemonArgs('agent', agentDefaults, o.agentArgs);
+    const agentCli = await parseCommandLine('agent', agentOptions, agentArgs, setByUpOnly(agentDefaults, o.agentArgs));
     const loaded = await loadAgentConfiguration({flags: agentCli.options});
     agent = new Agent(loaded, await nodeStatusDeps(loaded, o.version));
     await agent.start();

@@ -12,7 +12,9 @@ import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writePlainNotFound} from './rest/http-io.js';
-import {BUILTIN_RESOURCES} from '../../api/resources.js';
+import {BUILTIN_RESOURCES, ResourceRegistry} from '../../api/resources.js';
+import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
+import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
 import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {POD_STREAM_PATH, podStreamUnsupported} from './pod-streams.js';
@@ -166,6 +168,9 @@ export class ApiServer {
     this.api = createApiHandler({
       store,
       keyPrefix: c.keyPrefix,
+      // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
+      // it joins the registry for discovery only.
+      registry: new ResourceRegistry([...BUILTIN_RESOURCES, ...metricsResources()]),
       version: {
         major: c.version.major,
         minor: c.version.minor,
@@ -327,6 +332,21 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         return writeStatusObject(res, podStreamUnsupported(name!, subresource!));
+      }
+      const metrics = parseMetricsPath(path);
+      if (metrics) {
+        const verb = metrics.name === undefined ? 'list' : 'get';
+        const attrs: AuthorizationAttributes = {
+          user, verb, resourceRequest: true, apiGroup: names().groups.metrics, apiVersion: METRICS_VERSION, resource: metrics.resource, namespace: metrics.namespace, name: metrics.name,
+        };
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return serveResourceMetrics(req, res, metrics, {
+          store: (this.storage as Storage).store,
+          keyPrefix: c.keyPrefix,
+          summary: (node) => fetchSummary(node, this.agentTls),
+          onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
+        });
       }
       const handled = await api(req, res, {
         user,

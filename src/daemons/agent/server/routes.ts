@@ -11,6 +11,7 @@ export type Route =
   | {kind: 'runningPods'}
   | {kind: 'containerLogs'; namespace: string; pod: string; container: string}
   | {kind: 'metrics'}
+  | {kind: 'metricsResource'}
   | {kind: 'statsSummary'}
   | {kind: 'debuggingDisabled'}
   | {kind: 'methodNotAllowed'; allow: string}
@@ -52,6 +53,7 @@ export function routeRequest(method: string, path: string, options: RouteOptions
   if (path === '/healthz' || path.startsWith('/healthz/')) return {kind: 'healthz'};
   if (path === '/pods' || path === '/pods/') return allowing(method, ['GET'], {kind: 'pods'});
   if (path === '/metrics') return {kind: 'metrics'};
+  if (path === '/metrics/resource') return allowing(method, ['GET'], {kind: 'metricsResource'});
   if (path === '/stats/summary') return allowing(method, ['GET', 'POST'], {kind: 'statsSummary'});
   if (!options.debuggingHandlers) {
     return DEBUGGING_PATHS.some((pattern) => underSubtree(path, pattern)) ? {kind: 'debuggingDisabled'} : {kind: 'notFound'};
