@@ -2,7 +2,8 @@
  * The kubectl workflow on a real `orch up`, as the README shows it: the resource metrics of a pod
  * running a busy loop (and of the node), `kubectl logs -f` that follows a pod's output as it is
  * written, and an `orch up` that prints no warning of its own. The agent reports 127.0.0.1 as its
- * address (--hostname-override), so the API server reaches it on loopback.
+ * address (--hostname-override), so the API server reaches it on loopback. Its log lines name the
+ * TypeScript source file and line.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {spawn, type ChildProcess} from 'node:child_process';
@@ -128,6 +129,15 @@ describe('kubectl on orch up', () => {
     writeFileSync(join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: "1"}\n');
     const local = runOrch(['patch', '--local', '-f', join(dir, 'cm.yaml'), '--type', 'merge', '-p', '{"data":{"b":"2"}}', '-o', 'json']);
     expect(local).toMatchObject({code: 0, stderr: ''});
+  });
+
+  it('names the TypeScript source file and line in each log line, as klog names Go files', () => {
+    const headers = stderr.split('\n').flatMap((l) => /^[IWE]\d{4} \S+ +\d+ (\S+) /.exec(l)?.slice(1) ?? []);
+    expect(headers.length).toBeGreaterThan(10);
+    expect(headers.filter((h) => !/^[\w.-]+\.tsx?:\d+\]$/.test(h ?? ''))).toEqual([]);
+    // The agent's start line comes from agent.ts, on the line that logs it.
+    const agentLine = stderr.split('\n').find((l) => l.includes('"Agent started"'));
+    expect(agentLine).toMatch(/ agent\.ts:\d+\] "Agent started"/);
   });
 
   it('prints no warning of its own: only the deprecations of the flags this test passed', () => {
