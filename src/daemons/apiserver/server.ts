@@ -12,7 +12,7 @@ import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writePlainNotFound} from './rest/http-io.js';
-import {BUILTIN_RESOURCES, ResourceRegistry} from '../../api/resources.js';
+import {builtinResources, ResourceRegistry} from '../../api/resources.js';
 import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
 import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
@@ -53,6 +53,7 @@ import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
 import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
 import type {RequestAuthenticator} from './auth/authenticator.js';
 import {RbacInformer, bootstrapRbac} from './rbac-bootstrap.js';
+import {NodeGraphInformer} from './node-graph-informer.js';
 import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
 import {klog} from '../../lib/klog.js';
@@ -79,6 +80,11 @@ export interface ApiServerConfig extends SecureServingOptions {
   clientCaFile?: string;
   tokenAuthFile?: string;
   authorizationModes: string[];
+  authorizationPolicyFile?: string;
+  authorizationWebhookConfigFile?: string;
+  authorizationWebhookVersion: string;
+  authorizationWebhookAuthorizedTtlMs: number;
+  authorizationWebhookUnauthorizedTtlMs: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   requestTimeoutMs: number;
@@ -107,6 +113,8 @@ export class ApiServer {
   private authenticator?: RequestAuthenticator;
   private authorizer?: Authorizer;
   private rbac?: RbacInformer;
+  /** The Node authorizer's graph (only with --authorization-mode including Node). */
+  private nodeGraph?: NodeGraphInformer;
   private lifecycle?: ShutdownLifecycle;
   private readonly registry: HealthRegistry;
   private readonly hooks: PostStartHooks;
@@ -142,7 +150,7 @@ export class ApiServer {
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
-    const cachedResources = BUILTIN_RESOURCES.map((r) => ({group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}));
+    const cachedResources = builtinResources().map((r) => ({group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}));
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
@@ -163,14 +171,29 @@ export class ApiServer {
     this.authenticator = auth.authenticator;
     this.clientCaPems = auth.clientCaPems;
     this.rbac = new RbacInformer(store, c.keyPrefix, (error) => log.v(2).info('RBAC informer error', 'err', error));
-    this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index});
+    const {loadAuthorizers} = await import('./auth/authorization-setup.js');
+    const fileAuthorizers = await loadAuthorizers(
+      {
+        modes: c.authorizationModes,
+        policyFile: c.authorizationPolicyFile,
+        webhookConfigFile: c.authorizationWebhookConfigFile,
+        webhookVersion: c.authorizationWebhookVersion,
+        webhookAuthorizedTtlMs: c.authorizationWebhookAuthorizedTtlMs,
+        webhookUnauthorizedTtlMs: c.authorizationWebhookUnauthorizedTtlMs,
+      },
+      (message) => log.warning(message),
+    );
+    if (c.authorizationModes.includes('Node')) {
+      this.nodeGraph = new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error));
+    }
+    this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, nodeGraph: this.nodeGraph?.graph, ...fileAuthorizers});
 
     this.api = createApiHandler({
       store,
       keyPrefix: c.keyPrefix,
       // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
       // it joins the registry for discovery only.
-      registry: new ResourceRegistry([...BUILTIN_RESOURCES, ...metricsResources()]),
+      registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
       version: {
         major: c.version.major,
         minor: c.version.minor,
@@ -235,6 +258,7 @@ export class ApiServer {
     this.registry.addReadyzChecks(
       informerSyncCheck(() => [
         ['rbac', rbac.synced],
+        ...(this.nodeGraph ? [['node-authorizer-graph', this.nodeGraph.synced] as [string, boolean]] : []),
         ['customresourcedefinitions', api.crdInformerSynced()],
         ...storage.caches.flatMap((cache) => cache.status().map((s) => [s.prefix, s.synced] as [string, boolean])),
       ]),
@@ -248,7 +272,9 @@ export class ApiServer {
     hooks.add('start-orch-apiserver-admission-initializer', async () => undefined);
     hooks.add('generic-apiserver-start-informers', async () => {
       void rbac.start();
-      await waitFor(() => rbac.synced);
+      const graph = this.nodeGraph;
+      if (graph) void graph.start();
+      await waitFor(() => rbac.synced && (graph?.synced ?? true));
     });
     hooks.add('start-apiextensions-informers', async () => waitFor(() => api.crdInformerSynced()));
     hooks.add('start-apiextensions-controllers', async () => api.whenSynced());
@@ -308,7 +334,13 @@ export class ApiServer {
       if (impersonated.impersonated) for (const name of Object.keys(req.headers)) if (isImpersonationHeader(name)) delete req.headers[name];
       const user = impersonated.user;
       (req as {orchUser?: unknown}).orchUser = user;
-      const authorize = async (attrs: AuthorizationAttributes) => authorizer.authorize(attrs);
+      // An authorizer that could not decide (a webhook that is down) fails the request with a 500,
+      // as upstream's authorization filter, unless another one allowed it.
+      const authorize = async (attrs: AuthorizationAttributes) => {
+        const result = await authorizer.authorize(attrs);
+        if (result.decision !== 'Allow' && result.error) throw result.error;
+        return result;
+      };
       const path = (req.url ?? '/').split('?')[0];
       if (/^\/(healthz|livez|readyz)(\/|$)/.test(path)) {
         const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
@@ -424,6 +456,7 @@ export class ApiServer {
     this.api?.closeWatches();
     this.api?.stop();
     this.rbac?.stop();
+    this.nodeGraph?.stop();
     this.sweeper?.stop();
     this.logCheck.stop();
     await this.storage?.close();

@@ -24,6 +24,9 @@ import {routeRequest, type Route} from './routes.js';
 import {onlyCpuAndMemory} from './summary.js';
 import {resourceMetrics} from '../stats/resource-metrics.js';
 import {loadServingCertificate, tlsServerOptions} from './tls.js';
+import {parseHttp1FromStream} from '../../serving/secure-serving.js';
+import {applyConnectionTimeouts, tlsHandshakeTimeout, UPSTREAM_CONNECTION_TIMEOUTS} from '../../serving/connection-timeouts.js';
+import {oneRequestAtATime} from '../../serving/http1-requests.js';
 import type {AgentServerConfig, AgentServerProviders} from './types.js';
 
 export type ListenerName = 'main' | 'readOnly' | 'healthz';
@@ -131,9 +134,11 @@ export class AgentServers {
     const authentication = await createAuthentication({anonymousAuth: this.config.anonymousAuth, clientCaFile: this.config.clientCaFile});
     const authenticator = authentication.authenticator;
     const debuggingHandlers = this.config.enableDebuggingHandlers;
-    const server = createHttpsServer(tlsServerOptions(this.config, certificate, authentication.clientCaPems), (req, res) =>
-      void this.serve(req, res, {debuggingHandlers, authenticator}),
-    );
+    // HTTP/1.1 over TLS as the other secure ports serve it: the fix for bodies over one TLS record
+    // (parseHttp1FromStream), one request of a connection at a time, upstream's idle and read-header timeouts.
+    const tls = {...tlsServerOptions(this.config, certificate, authentication.clientCaPems), ...tlsHandshakeTimeout(UPSTREAM_CONNECTION_TIMEOUTS)};
+    const handler = oneRequestAtATime((req, res) => void this.serve(req, res, {debuggingHandlers, authenticator}));
+    const server = applyConnectionTimeouts(parseHttp1FromStream(createHttpsServer(tls, handler)), UPSTREAM_CONNECTION_TIMEOUTS);
     await this.listen('main', server, this.config.address, this.config.port);
   }
 

@@ -17,6 +17,7 @@ interface CrdVersion {
   served: boolean;
   storage: boolean;
   subresources?: { status?: unknown; scale?: unknown };
+  openAPIV3Schema?: JsonObject;
 }
 
 function versionsOf(crd: JsonObject): CrdVersion[] {
@@ -26,6 +27,7 @@ function versionsOf(crd: JsonObject): CrdVersion[] {
     served: v.served === true,
     storage: v.storage === true,
     subresources: isJsonObject(v.subresources) ? (v.subresources as CrdVersion['subresources']) : undefined,
+    openAPIV3Schema: isJsonObject(v.schema) && isJsonObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined,
   }));
 }
 
@@ -55,6 +57,7 @@ export function crdResources(crd: JsonObject): ResourceInfo[] {
       subresources: [...(v.subresources?.status !== undefined ? [statusSub(kind)] : []), ...(v.subresources?.scale !== undefined ? [scaleSub()] : [])],
       storagePrefix: `${group}/${plural}`,
       custom: true,
+      ...(v.openAPIV3Schema ? { openAPIV3Schema: v.openAPIV3Schema } : {}),
     }));
 }
 

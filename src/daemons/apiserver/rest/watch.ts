@@ -4,6 +4,7 @@
  * object leaving the selector is DELETED, one entering it ADDED), with the initial state for
  * resourceVersion unset/0 or sendInitialEvents, bookmarks and a timeout.
  */
+import { names } from '../../../api/names.js';
 import { failureStatus, internalError } from '../../../api/status.js';
 import { toTable } from '../../../api/table.js';
 import type { JsonObject } from '../../../patch/types.js';
@@ -61,7 +62,6 @@ export interface ActiveWatch {
 }
 
 /** The annotation that marks the end of the initial events of a streaming list (client-go reads this name). */
-export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
   const { registry, params, res } = request;
@@ -121,7 +121,7 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
   };
 
   for (const object of initial) send({ type: 'ADDED', object });
-  if (params.sendInitialEvents) bookmark({ [INITIAL_EVENTS_END]: 'true' });
+  if (params.sendInitialEvents) bookmark({ [names().annotations.initialEventsEnd]: 'true' });
 
   const bookmarkTimer = params.allowWatchBookmarks ? setInterval(() => bookmark(), request.bookmarkIntervalMs) : undefined;
   const timeoutSeconds = params.timeoutSeconds !== undefined && params.timeoutSeconds > 0 ? params.timeoutSeconds : request.defaultTimeoutSeconds();
