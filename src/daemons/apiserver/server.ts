@@ -13,7 +13,9 @@ import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writePlainNotFound} from './rest/http-io.js';
-import {builtinResources} from '../../api/resources.js';
+import {builtinResources, ResourceRegistry} from '../../api/resources.js';
+import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
+import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
 import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
@@ -192,6 +194,9 @@ export class ApiServer {
     this.api = createApiHandler({
       store,
       keyPrefix: c.keyPrefix,
+      // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
+      // it joins the registry for discovery only.
+      registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
       version: {
         major: c.version.major,
         minor: c.version.minor,
@@ -365,6 +370,21 @@ export class ApiServer {
           if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         }
         return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
+      }
+      const metrics = parseMetricsPath(path);
+      if (metrics) {
+        const verb = metrics.name === undefined ? 'list' : 'get';
+        const attrs: AuthorizationAttributes = {
+          user, verb, resourceRequest: true, apiGroup: names().groups.metrics, apiVersion: METRICS_VERSION, resource: metrics.resource, namespace: metrics.namespace, name: metrics.name,
+        };
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return serveResourceMetrics(req, res, metrics, {
+          store: (this.storage as Storage).store,
+          keyPrefix: c.keyPrefix,
+          summary: (node) => fetchSummary(node, this.agentTls),
+          onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
+        });
       }
       const handled = await api(req, res, {
         user,
