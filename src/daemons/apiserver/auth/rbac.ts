@@ -6,7 +6,8 @@
  * come from a policy source (an in-memory index the server keeps in step with storage).
  */
 import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from './attributes.js';
-import {RBAC_GROUP, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type RbacObject, type Role, type RoleBinding, type Subject} from './rbac-types.js';
+import {names} from '../../../api/names.js';
+import {type ClusterRole, type ClusterRoleBinding, type PolicyRule, type RbacObject, type Role, type RoleBinding, type Subject} from './rbac-types.js';
 import {splitServiceAccountUser, type UserInfo} from './user.js';
 
 export interface RbacPolicySource {
@@ -72,7 +73,7 @@ export function subjectMatches(user: UserInfo, subject: Subject, bindingNamespac
 }
 
 function notFound(kind: 'role' | 'clusterrole', name: string): string {
-  return `${kind}.${RBAC_GROUP} ${JSON.stringify(name)} not found`;
+  return `${kind}.${names().groups.rbac} ${JSON.stringify(name)} not found`;
 }
 
 export class RbacAuthorizer implements Authorizer {

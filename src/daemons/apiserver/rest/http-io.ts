@@ -109,12 +109,18 @@ export function checkDepth(value: unknown): void {
   }
 }
 
-export function writeJson(res: ApiResponse, code: number, body: unknown, options: { pretty?: boolean; contentType?: string } = {}): void {
+/** The `Warning` header of upstream's warnings (RFC 7234 code 299, the text as a quoted string). */
+export function warningHeader(warnings: readonly string[]): string {
+  return warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
+}
+
+export function writeJson(res: ApiResponse, code: number, body: unknown, options: { pretty?: boolean; contentType?: string; warnings?: readonly string[] } = {}): void {
   const text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
   res.writeHead(code, {
     'Content-Type': options.contentType ?? 'application/json',
     'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-cache, private',
+    ...(options.warnings?.length ? { Warning: warningHeader(options.warnings) } : {}),
   });
   res.end(text);
 }
