@@ -29,6 +29,8 @@ import {
   createHealthHandler,
   informerSyncCheck,
   kvstoreChecks,
+  kvstoreWritableCheck,
+  writeFailureText,
   pingCheck,
   namedCheck,
   storageReadinessHook,
@@ -257,7 +259,7 @@ export class ApiServer {
     const ping = (timeoutMs: number) => Promise.all(storage.engines.map((e) => e.ping(timeoutMs))).then(() => undefined);
     const kv = kvstoreChecks({healthcheckTimeoutMs: c.kvstoreHealthcheckTimeoutMs, readycheckTimeoutMs: c.kvstoreReadycheckTimeoutMs, ping});
     this.registry.addHealthChecks(pingCheck, this.logCheck, kv.health);
-    this.registry.addReadyzChecks(kv.readiness);
+    this.registry.addReadyzChecks(kv.readiness, kvstoreWritableCheck(() => storage.engines));
     this.registry.addReadyzChecks(
       informerSyncCheck(() => [
         ['rbac', rbac.synced],
@@ -515,6 +517,7 @@ export class ApiServer {
         revision: this.storeRevision,
         reachable: this.storeReachable,
         cachesSynced: storage?.synced() ?? false,
+        writeFailure: storage ? writeFailureText(storage.engines) : undefined,
       },
       livez: this.lastChecks.livez,
       readyz: this.lastChecks.readyz,

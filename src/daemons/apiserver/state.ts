@@ -27,6 +27,8 @@ export interface ApiServerSnapshot {
     reachable: boolean;
     /** Whether every watch cache has synced. */
     cachesSynced: boolean;
+    /** Why writes fail while reads work (e.g. a full disk), when they do. */
+    writeFailure?: string;
   };
   livez: CheckState[];
   readyz: CheckState[];
