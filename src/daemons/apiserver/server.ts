@@ -159,7 +159,7 @@ export class ApiServer {
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf});
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
 
@@ -518,6 +518,7 @@ export class ApiServer {
         reachable: this.storeReachable,
         cachesSynced: storage?.synced() ?? false,
         writeFailure: storage ? writeFailureText(storage.engines) : undefined,
+        watchCache: (storage?.caches ?? []).reduce((sum, c) => ({lists: sum.lists + c.counts.lists, watches: sum.watches + c.counts.watches}), {lists: 0, watches: 0}),
       },
       livez: this.lastChecks.livez,
       readyz: this.lastChecks.readyz,

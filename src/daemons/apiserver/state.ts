@@ -29,6 +29,8 @@ export interface ApiServerSnapshot {
     cachesSynced: boolean;
     /** Why writes fail while reads work (e.g. a full disk), when they do. */
     writeFailure?: string;
+    /** Full lists and watches the watch caches made of the store since start (see CachedStore.counts). */
+    watchCache?: {lists: number; watches: number};
   };
   livez: CheckState[];
   readyz: CheckState[];
