@@ -32,8 +32,8 @@ export interface WatchSenderOptions {
   onOverflow: () => void;
 }
 
-/** Upstream's cacher gives each watcher a bounded buffer; this bounds what one slow client holds. */
-export const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+/** Upstream's cacher gives each watcher a buffer of about 100 events; this bounds what one slow client holds. */
+export const DEFAULT_MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
 interface Entry {
   make: () => string | undefined;

@@ -52,7 +52,7 @@ export interface WatchRequest {
   defaultTimeoutSeconds: () => number;
   /** Called once when the stream ends, for whatever reason. */
   onEnd: () => void;
-  /** Bytes of events allowed to wait for a slow client before the watch is ended (default 16 MiB). */
+  /** Bytes of events allowed to wait for a slow client before the watch is ended (default 4 MiB). */
   maxQueuedBytes?: number;
 }
 
