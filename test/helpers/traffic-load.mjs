@@ -53,8 +53,9 @@ export function configMapProtobuf(name, labels, data) {
   return Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), unknown]);
 }
 
-/** A ConfigMap whose serialized body is about `size` bytes, in JSON, YAML or protobuf. */
+/** A ConfigMap whose serialized body is about `size` bytes, in JSON, YAML or protobuf; size 0: an empty body. */
 export function configMapBody(name, size, format = 'json') {
+  if (size === 0) return Buffer.alloc(0);
   const labels = {traffic: 'load'};
   const data = {k: 'x'.repeat(Math.max(0, size - 120))};
   if (format === 'protobuf') return configMapProtobuf(name, labels, data);
@@ -72,7 +73,7 @@ function percentile(sorted, p) {
 /** One HTTP/1.1 exchange; resolves {status, body} or {error}. */
 function http1Exchange(creds, agent, method, path, body, headers) {
   return new Promise((resolve) => {
-    const req = httpsRequest(new URL(path, creds.server), {method, agent, headers: {...headers, ...(body ? {'content-length': body.length} : {})}, timeout: 60_000}, (res) => {
+    const req = httpsRequest(new URL(path, creds.server), {method, agent, headers: {...headers, ...(body ? {'content-length': body.length} : {})}, timeout: 90_000}, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('error', (error) => resolve({error}));
