@@ -30,9 +30,7 @@ describe('writes over HTTP/1.1 and HTTP/2', () => {
     ['HTTP/1.1 keep-alive, 4 connections', {protocol: 'http1', connections: 4, count: 60, sizes: SIZES}],
     ['HTTP/1.1 Connection: close', {protocol: 'http1-close', connections: 2, count: 15, sizes: SIZES}],
     ['HTTP/2, 2 connections x 16 streams', {protocol: 'h2', connections: 2, concurrency: 32, count: 60, sizes: SIZES}],
-    ['HTTP/1.1 keep-alive YAML bodies', {protocol: 'http1', connections: 2, count: 30, sizes: [20_000], format: 'yaml'}],
     ['HTTP/1.1 keep-alive protobuf bodies', {protocol: 'http1', connections: 2, count: 30, sizes: [100, 20_000], format: 'protobuf'}],
-    ['HTTP/2 protobuf bodies', {protocol: 'h2', connections: 1, concurrency: 16, count: 30, sizes: [20_000], format: 'protobuf'}],
     ['HTTP/2 with watches open on the same connections', {protocol: 'h2', connections: 2, concurrency: 16, count: 40, sizes: [100, 20_000], watch: true}],
     ['HTTP/1.1 keep-alive with a watch from the same pool', {protocol: 'http1', connections: 2, count: 40, sizes: [100, 20_000], watch: true}],
   ];
