@@ -4,6 +4,9 @@
  * resources join at run time through `ResourceRegistry.add` when their CRD is established.
  */
 
+import {names} from './names.js';
+import {catalogResources, withCoreSubresources} from './resource-catalog/index.js';
+
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
 export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -34,6 +37,17 @@ export interface ResourceInfo {
   storagePrefix: string;
   /** Served from a CustomResourceDefinition. */
   custom?: boolean;
+  /**
+   * The group/version/kind objects are stored as when it is not this one (HPA autoscaling/v1 is
+   * stored as autoscaling/v2, events.k8s.io Events as core v1 Events): reads convert from it,
+   * writes convert to it (src/daemons/apiserver/rest/conversion.ts).
+   */
+  storageVersion?: {group: string; version: string; kind: string};
+  /**
+   * Not stored: `review` resources answer a create at once (access and token reviews),
+   * `computed` ones are worked out on each read (componentstatuses).
+   */
+  rest?: 'review' | 'computed';
 }
 
 export const statusSub = (kind: string): SubresourceInfo => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
@@ -71,7 +85,7 @@ function resources(group: string, version: string, specs: Spec[]): ResourceInfo[
 const all = ['all'];
 
 /** The built-in resources, in discovery order. */
-export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
+export const BUILTIN_RESOURCES: readonly ResourceInfo[] = withCoreSubresources([
   ...resources('', 'v1', [
     { kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] },
     { kind: 'Endpoints', plural: 'endpoints', namespaced: true, shortNames: ['ep'], storagePrefix: 'services/endpoints' },
@@ -125,7 +139,8 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = [
       categories: ['api-extensions'], status: true, storagePrefix: 'apiextensions.orch.io/customresourcedefinitions',
     },
   ]),
-];
+  ...catalogResources(names()),
+], names());
 
 /** Group order of `/apis` for the built-in groups (custom groups follow, sorted). */
 export const BUILTIN_GROUP_ORDER = ['apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'discovery.orch.io', 'apiextensions.orch.io'];

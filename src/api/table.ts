@@ -4,6 +4,7 @@
  * Ages are computed here, as upstream servers do (duration.HumanDuration).
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../patch/types.js';
+import { catalogColumns } from './printer-columns.js';
 import { labelSelectorString, mapSelectorString, type LabelSelectorObject } from './selectors.js';
 
 export interface ColumnDefinition {
@@ -14,7 +15,7 @@ export interface ColumnDefinition {
   priority: number;
 }
 
-interface Column {
+export interface Column {
   name: string;
   type?: string;
   format?: string;
@@ -53,28 +54,28 @@ export function humanDuration(ms: number): string {
   return `${Math.floor(hours / 24 / 365)}y`;
 }
 
-const get = (object: JsonValue | undefined, ...path: string[]): JsonValue | undefined => {
+export const get = (object: JsonValue | undefined, ...path: string[]): JsonValue | undefined => {
   let node: JsonValue | undefined = object;
   for (const p of path) node = isJsonObject(node) ? node[p] : undefined;
   return node;
 };
-const str = (v: JsonValue | undefined, fallback = '<none>') => (typeof v === 'string' && v !== '' ? v : fallback);
-const num = (v: JsonValue | undefined) => (typeof v === 'number' ? v : 0);
+export const str = (v: JsonValue | undefined, fallback = '<none>') => (typeof v === 'string' && v !== '' ? v : fallback);
+export const num = (v: JsonValue | undefined) => (typeof v === 'number' ? v : 0);
 const count = (v: JsonValue | undefined) => (isJsonObject(v) ? Object.keys(v).length : 0);
-const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
+export const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
 const optionalNum = (v: JsonValue | undefined) => (typeof v === 'number' ? v : undefined);
 
 /** Upstream's translateTimestampSince: the age of a timestamp, `<unknown>` when there is none. */
-function since(timestamp: JsonValue | undefined, now: Date): string {
+export function since(timestamp: JsonValue | undefined, now: Date): string {
   return typeof timestamp === 'string' && timestamp !== '' ? humanDuration(now.getTime() - Date.parse(timestamp)) : '<unknown>';
 }
 
-const nameColumn: Column = {
+export const nameColumn: Column = {
   name: 'Name', format: 'name',
   description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://orch.io/docs/concepts/overview/working-with-objects/names#names',
   cell: (o) => str(get(o, 'metadata', 'name'), ''),
 };
-const ageColumn: Column = {
+export const ageColumn: Column = {
   name: 'Age', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
   cell: (o, now) => since(get(o, 'metadata', 'creationTimestamp'), now),
 };
@@ -88,7 +89,7 @@ function templateColumns(templateAt: string[], selectorOf: (o: JsonObject) => st
     { name: 'Selector', priority: 1, description: 'Label selector for pods. Existing pods selected by it are the ones affected.', cell: (o) => selectorOf(o) || '<none>' },
   ];
 }
-const labelSelectorAt = (...path: string[]) => (o: JsonObject) => {
+export const labelSelectorAt = (...path: string[]) => (o: JsonObject) => {
   const selector = get(o, ...path);
   return isJsonObject(selector) ? labelSelectorString(selector as LabelSelectorObject) : '';
 };
@@ -214,7 +215,7 @@ const bindingColumns: Column[] = [
         .join(', '),
   })),
 ];
-const createdAtColumn: Column = { name: 'Created At', type: 'date', description: 'Creation time.', cell: (o) => str(get(o, 'metadata', 'creationTimestamp'), '') };
+export const createdAtColumn: Column = { name: 'Created At', type: 'date', description: 'Creation time.', cell: (o) => str(get(o, 'metadata', 'creationTimestamp'), '') };
 
 function podStatus(pod: JsonObject): string {
   if (get(pod, 'metadata', 'deletionTimestamp')) return 'Terminating';
@@ -434,7 +435,7 @@ const COLUMNS: Record<string, Column[]> = {
 };
 
 function columnsFor(kind: string): Column[] {
-  return COLUMNS[kind] ?? [nameColumn, ageColumn];
+  return COLUMNS[kind] ?? catalogColumns()[kind] ?? [nameColumn, ageColumn];
 }
 
 export function columnDefinitions(kind: string): ColumnDefinition[] {

@@ -22,7 +22,12 @@ import { deepCopy, stringAt } from './objects.js';
 import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_ACCEPT, openApiDocument, openApiRoot, openApiV2Document, openApiV2Protobuf } from './openapi.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
-import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
+import { subresourceWrite } from './partial-writes.js';
+import { serveCatalogRest } from './catalog-rest.js';
+import { defaultProbes, type ComponentProbe } from './component-status.js';
+import type { AgentTls } from './proxy.js';
+import type { RulesResolver } from './reviews.js';
+import { RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.js';
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
@@ -45,6 +50,12 @@ export interface ApiHandlerOptions {
   maxRequestBodyBytes?: number;
   /** A shared resource registry (tests, or a server that serves it elsewhere too). */
   registry?: ResourceRegistry;
+  /** The API server's client credentials for the agents (nodes/proxy). */
+  agentTls?: AgentTls;
+  /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
+  rulesFor?: RulesResolver;
+  /** What componentstatuses probe (default: the controller manager's port and the store). */
+  componentProbes?: ComponentProbe[];
 }
 
 export interface ApiHandler {
@@ -118,6 +129,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   const maxBody = options.maxRequestBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   const watches = new Set<ActiveWatch>();
+  const componentProbes = options.componentProbes ?? defaultProbes(store);
 
   const registries = new Map<ResourceInfo, RegistryStore>();
   const namespaceInfo = registry.lookup('', 'v1', 'namespaces')!;
@@ -215,6 +227,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
     await authorize(ctx, request);
     const pretty = query.get('pretty') === 'true' || query.get('pretty') === '1';
+    if (await serveCatalogRest({
+      req, res, ctx, request, query, info, sub, namespace, pretty, clock, store: options.store, registryFor,
+      lookup: (group, version, plural) => registry.lookup(group, version, plural),
+      readJsonBody: () => readJsonBody(req),
+      writeContext: (subresource) => writeContext(req, ctx, query, 'CreateOptions', subresource),
+      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes,
+    })) return;
     const store = registryFor(info);
     const name = request.name;
 
@@ -294,7 +313,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
           const checked = preconditioned(store, name, current, patched);
-          return sub?.name === 'status' ? statusOnly(checked, current) : checked;
+          return subresourceWrite(sub?.name, checked, current, clock.now());
         });
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
         if (sub?.name === 'scale') return writeJson(res, 200, toScale(object, info.kind), { pretty });
