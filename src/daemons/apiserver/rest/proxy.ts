@@ -122,7 +122,8 @@ export function proxiedPath(url: string, resource: string, name: string): string
 /** Forwards the request to the target and streams the answer back. */
 export function forward(req: ApiRequest, res: ApiResponse, target: Target, path: string, tls?: AgentTls): Promise<void> {
   const headers: Record<string, string | string[]> = {};
-  for (const [key, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(key.toLowerCase())) headers[key] = value;
+  // (HTTP/2 pseudo-headers such as `:authority` are the connection's, not the request's.)
+  for (const [key, value] of Object.entries(req.headers)) if (value !== undefined && !key.startsWith(':') && !HOP_BY_HOP.has(key.toLowerCase())) headers[key] = value;
   const host = target.host.includes(':') ? `[${target.host}]` : target.host;
   const url = `${target.scheme}://${host}:${target.port}${path}`;
   return new Promise((resolve) => {
