@@ -193,7 +193,9 @@ export class ResourceRegistry {
       entry.resources.push(info);
       map.set(key, entry);
     }
-    const rank = (group: string) => (group === '' ? -1 : BUILTIN_GROUP_ORDER.includes(group) ? BUILTIN_GROUP_ORDER.indexOf(group) : 1000);
+    // Core, the ordered built-in groups, the catalog's other built-in groups, then custom groups.
+    const rank = (group: string) =>
+      group === '' ? -1 : BUILTIN_GROUP_ORDER.includes(group) ? BUILTIN_GROUP_ORDER.indexOf(group) : this.customVersions.has(group) ? 1000 : 500;
     const versionRank = (gv: GroupVersionResources) => this.customVersions.get(gv.group)?.indexOf(gv.version) ?? 0;
     return [...map.values()].sort((a, b) => rank(a.group) - rank(b.group) || a.group.localeCompare(b.group) || versionRank(a) - versionRank(b));
   }
