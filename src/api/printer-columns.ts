@@ -375,6 +375,21 @@ function build(): Record<string, Column[]> {
   };
 }
 
+/**
+ * An events/v1 Event in the core shape the Event columns read (upstream prints both from its
+ * internal type); core Events are returned as they are.
+ */
+export function asCoreEvent(event: JsonObject): JsonObject {
+  if (event.regarding === undefined && event.note === undefined && event.reportingController === undefined) return event;
+  const renamed: JsonObject = {...event};
+  const renames: [string, string][] = [
+    ['regarding', 'involvedObject'], ['note', 'message'], ['deprecatedSource', 'source'], ['deprecatedFirstTimestamp', 'firstTimestamp'],
+    ['deprecatedLastTimestamp', 'lastTimestamp'], ['deprecatedCount', 'count'], ['reportingController', 'reportingComponent'],
+  ];
+  for (const [from, to] of renames) if (event[from] !== undefined) renamed[to] = event[from]!;
+  return renamed;
+}
+
 let cache: Record<string, Column[]> | undefined;
 
 export function catalogColumns(): Record<string, Column[]> {

@@ -4,7 +4,7 @@
  * Ages are computed here, as upstream servers do (duration.HumanDuration).
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../patch/types.js';
-import { catalogColumns } from './printer-columns.js';
+import { asCoreEvent, catalogColumns } from './printer-columns.js';
 import { labelSelectorString, mapSelectorString, type LabelSelectorObject } from './selectors.js';
 
 export interface ColumnDefinition {
@@ -104,7 +104,7 @@ function eventSource(event: JsonObject): string {
   const component = str(get(event, 'source', 'component'), '');
   const host = str(get(event, 'source', 'host'), '');
   if (component === '' && host === '') {
-    const controller = str(get(event, 'reportingController'), '');
+    const controller = str(get(event, 'reportingComponent'), '');
     const instance = str(get(event, 'reportingInstance'), '');
     return instance ? `${controller}, ${instance}` : controller;
   }
@@ -465,7 +465,8 @@ export function toTable(kind: string, objects: JsonObject[], listMetadata: JsonO
   const table: JsonObject = { kind: 'Table', apiVersion: options.apiVersion, metadata: listMetadata };
   if (!options.omitColumns) table.columnDefinitions = columnDefinitions(kind) as unknown as JsonValue;
   table.rows = objects.map((object) => {
-    const row: JsonObject = { cells: columns.map((c) => c.cell(object, options.now)) };
+    const printable = kind === 'Event' ? asCoreEvent(object) : object;
+    const row: JsonObject = { cells: columns.map((c) => c.cell(printable, options.now)) };
     const included = rowObject(object, options.includeObject, options.apiVersion);
     if (included !== undefined) row.object = included;
     return row;

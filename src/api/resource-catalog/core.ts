@@ -10,6 +10,8 @@ export function coreResources(_n: NameSet): ResourceInfo[] {
     {kind: 'PersistentVolume', plural: 'persistentvolumes', namespaced: false, shortNames: ['pv'], status: true},
     {kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', namespaced: true, shortNames: ['pvc'], status: true},
     {kind: 'PodTemplate', plural: 'podtemplates', namespaced: true},
+    // POST-only: binds the pod named in the Binding, as pods/binding does (upstream keeps both).
+    {kind: 'Binding', plural: 'bindings', namespaced: true, verbs: ['create'], rest: 'review'},
     {kind: 'ComponentStatus', plural: 'componentstatuses', namespaced: false, shortNames: ['cs'], verbs: ['get', 'list'], rest: 'computed'},
   ]);
 }

@@ -2,10 +2,10 @@
  * The catalog's REST behaviour beyond the generic registry, one place the handler asks before its
  * generic verbs: reviews (create-only, not stored), componentstatuses (computed), pods/eviction,
  * serviceaccounts/token (not yet: a Status that says so), CSR create (the requester recorded in
- * the spec, as upstream's strategy does) and the proxy subresources.
+ * the spec, as upstream's strategy does), core bindings, and the proxy subresources.
  */
 import type {ResourceInfo, SubresourceInfo} from '../../../api/resources.js';
-import {ApiError, badRequest, failureStatus} from '../../../api/status.js';
+import {ApiError, badRequest, failureStatus, successStatus} from '../../../api/status.js';
 import {toTable} from '../../../api/table.js';
 import {isJsonObject, type JsonObject} from '../../../patch/types.js';
 import type {Store} from '../storage/store.js';
@@ -13,7 +13,8 @@ import {getComponentStatus, listComponentStatuses, type ComponentProbe} from './
 import {evict} from './eviction.js';
 import {writeJson} from './http-io.js';
 import {negotiate, representationContentType} from './negotiation.js';
-import {metadataOf} from './objects.js';
+import {metadataOf, stringAt} from './objects.js';
+import {bindPod} from './subresources.js';
 import {forward, proxiedPath, proxyTarget, type AgentTls} from './proxy.js';
 import type {RegistryStore, WriteContext} from './registry-store.js';
 import type {ResourceRequest} from './request-info.js';
@@ -67,6 +68,15 @@ function respond(c: CatalogRestContext, code: number, items: JsonObject[], singl
 /** Serves the request when the catalog has its own behaviour for it; false for the generic registry. */
 export async function serveCatalogRest(c: CatalogRestContext): Promise<boolean> {
   const {info, sub, request} = c;
+  if (info.group === '' && info.plural === 'bindings') {
+    const body = await c.readJsonBody();
+    const name = isJsonObject(body) ? stringAt(body, 'metadata', 'name') : undefined;
+    if (!name) throw badRequest('a Binding needs metadata.name: the name of the pod to bind');
+    const wctx = c.writeContext('binding');
+    await c.registryFor(c.lookup('', 'v1', 'pods')!).update(c.namespace, name, wctx, (pod) => bindPod(pod, body, name, c.clock.now()));
+    writeJson(c.res, 201, successStatus(201), {pretty: c.pretty});
+    return true;
+  }
   if (info.rest === 'review') {
     const created = await review(await c.readJsonBody(), {info, namespace: c.namespace, ctx: c.ctx, rulesFor: c.rulesFor});
     writeJson(c.res, 201, created, {pretty: c.pretty});
