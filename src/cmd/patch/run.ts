@@ -5,7 +5,7 @@
  */
 import {readFile} from 'node:fs/promises';
 import {applyPatch, type JsonObject, type JsonValue} from '../../patch/index.js';
-import {decodeObjects, looksLikeJson, parseDocuments} from '../../resources/decode.js';
+import {decodeObjects, parseDocuments} from '../../resources/decode.js';
 import {flattenLists, type ApiObject} from '../../resources/object.js';
 import {readSources} from '../../resources/sources.js';
 import {UserError} from '../../lib/errors.js';
