@@ -6,7 +6,8 @@
 #                                run here (the fresh-clone test uses it); exit 1 if one cannot
 #   ./scripts/test.sh -- ARGS    pass ARGS to jest (a test file, -t NAME)
 #
-# Debian packages come from scripts/test-debian-packages.txt (one name a line; # comments). Missing
+# Debian packages come from scripts/test-debian-packages.txt (one name a line; # comments): etcd-server
+# and tmux for the tests, build-essential and python3 for npm ci (node-gyp builds better-sqlite3). Missing
 # ones are installed with apt-get as root, or through sudo when that is there. When they cannot be,
 # this goes on and the tests that need them fail with a message naming the package to install.
 set -euo pipefail
