@@ -25,6 +25,7 @@ import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
 import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
+import type { WriteGuard } from './write-guard.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.js';
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
@@ -55,6 +56,8 @@ export interface ApiHandlerOptions {
    * cost; the process-level switch is the internal environment variable ORCH_INTERNAL_SCHEMA_VALIDATION=off.
    */
   schemaValidation?: boolean;
+  /** Registries' own write checks by resource (RBAC's escalation prevention). */
+  writeGuards?: (info: ResourceInfo) => WriteGuard | undefined;
 }
 
 export interface ApiHandler {
@@ -147,14 +150,16 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     let found = registries.get(info);
     if (!found) {
       const base = strategyFor(info);
-      const strategy = info === crdInfo ? crdStrategy(base, clock) : base;
-      found = new RegistryStore(info, { store, clock, keyPrefix, admission }, strategy);
+      // Custom resources: their CRD's schema, conversion and printing (custom-resources.ts).
+      const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
+      const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
+      found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info) }, strategy);
       registries.set(info, found);
     }
     return found;
   }
 
-  const crdPrefix = registryFor(crdInfo).collectionPrefix('');
+  const crdPrefix = `${keyPrefix}/${crdInfo.storagePrefix}/`;
   const informer = new CrdInformer(store, registry, crdPrefix);
   const synced = informer.start();
 
@@ -188,7 +193,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   function writeContext(req: ApiRequest, ctx: RequestContext, query: URLSearchParams, optionsKind: string, subresource: string, dryRunFromBody: string[] = []): WriteContext {
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, optionsKind, managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), dryRunFromBody);
-    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource };
+    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource, authorize: (a) => ctx.authorize(a) };
   }
 
   async function readJsonBody(req: ApiRequest): Promise<unknown> {
@@ -218,11 +223,15 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }).warnings;
   }
 
+  /** A Table of objects: the custom resource's printer columns, or the built-in kind's. */
+  function tableOf(store: RegistryStore, objects: JsonObject[], metadata: JsonObject, rep: Extract<Representation, { kind: 'table' }>): JsonObject {
+    const options = { apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now() };
+    return store.hooks ? store.hooks.table(objects, metadata, options) : toTable(store.info.kind, objects, metadata, options);
+  }
+
   function respondObject(res: ApiResponse, code: number, object: JsonObject, rep: Representation, pretty: boolean, info: ResourceInfo): void {
     if (rep.kind === 'table' && object.kind !== 'Status') {
-      const table = toTable(info.kind, [object], { resourceVersion: stringAt(object, 'metadata', 'resourceVersion') ?? '' }, {
-        apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now(),
-      });
+      const table = tableOf(registryFor(info), [object], { resourceVersion: stringAt(object, 'metadata', 'resourceVersion') ?? '' }, rep);
       writeJson(res, code, table, { pretty, contentType: representationContentType(rep) });
       return;
     }
@@ -249,12 +258,18 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const pretty = query.get('pretty') === 'true' || query.get('pretty') === '1';
     const store = registryFor(info);
     const name = request.name;
+    // Deprecated custom resource versions warn on every request (upstream's deprecation warning).
+    const warning = store.hooks?.warning;
+    const setHeader = (res as { setHeader?: (name: string, value: string) => void }).setHeader;
+    if (warning && setHeader) setHeader.call(res, 'Warning', `299 - ${JSON.stringify(warning)}`);
+    const scaleOf = (object: JsonObject) => (store.hooks?.toScale ? store.hooks.toScale(object) : toScale(object, info.kind));
+    const scaleInto = (object: JsonObject, body: unknown) => (store.hooks?.applyScale ? store.hooks.applyScale(object, body, name) : applyScale(object, body, name));
 
     switch (request.verb) {
       case 'get': {
         const rep = negotiate(acceptOf(req), !sub || sub.name === 'status', query.get('includeObject') ?? 'Metadata');
         const object = await store.get(namespace, name, query.get('resourceVersion') ?? undefined);
-        if (sub?.name === 'scale') return writeJson(res, 200, toScale(object, info.kind), { pretty });
+        if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
         return respondObject(res, 200, object, rep, pretty, info);
       }
       case 'list': {
@@ -265,7 +280,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const metadata: JsonObject = { resourceVersion: listed.resourceVersion };
         if (listed.continue) metadata.continue = listed.continue;
         if (rep.kind === 'table') {
-          const table = toTable(info.kind, listed.items, metadata, { apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now() });
+          const table = tableOf(store, listed.items, metadata, rep);
           return writeJson(res, 200, table, { pretty, contentType: representationContentType(rep) });
         }
         return writeJson(res, 200, { kind: listKindOf(info), apiVersion: groupVersionOf(info), metadata, items: listed.items }, { pretty });
@@ -302,8 +317,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const { value: body, text: bodyText } = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'UpdateOptions', sub?.name ?? '');
         if (sub?.name === 'scale') {
-          const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, applyScale(current, body, name)));
-          return writeJson(res, 200, toScale(object, info.kind), { pretty });
+          const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, scaleInto(current, body)));
+          return writeJson(res, 200, scaleOf(object), { pretty });
         }
         if (sub?.name === 'finalize') {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
@@ -324,8 +339,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         let warnings: string[] = [];
         const { object } = await store.update(namespace, name, wctx, (current) => {
           if (sub?.name === 'scale') {
-            const patched = applyServerPatch(toScale(deepCopy(current), info.kind), body, patchType);
-            return preconditioned(store, name, current, applyScale(current, patched, name));
+            const patched = applyServerPatch(scaleOf(deepCopy(current)), body, patchType);
+            return preconditioned(store, name, current, scaleInto(current, patched));
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
@@ -334,7 +349,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           return sub?.name === 'status' ? statusOnly(checked, current) : checked;
         });
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-        if (sub?.name === 'scale') return writeJson(res, 200, toScale(object, info.kind), { pretty });
+        if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
         return writeJson(res, 200, object, { pretty, warnings });
       }
       case 'delete': {
