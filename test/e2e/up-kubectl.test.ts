@@ -100,6 +100,18 @@ describe('kubectl on orch up', () => {
     expect(table).toMatch(/^busy\s+\d+m\s+\d+Mi\s*$/m);
   }, 40_000);
 
+  it('a user who may view a namespace may kubectl top it (the metrics reader role aggregated into view), and no other', async () => {
+    expect((await k('create', 'rolebinding', 'jane-view', '--clusterrole=view', '--user=jane')).code).toBe(0);
+    const asJane = await until('jane to read pod metrics', async () => {
+      const r = await k('top', 'pods', '--as=jane');
+      return r.code === 0 ? r.stdout : undefined;
+    });
+    expect(asJane).toMatch(/^busy\s/m);
+    const elsewhere = await k('top', 'pods', '-n', 'kube-system', '--as=jane');
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('is forbidden: User "jane" cannot list resource "pods" in API group "metrics.k8s.io" in the namespace "kube-system"');
+  }, 40_000);
+
   it('kubectl top nodes shows this node\'s CPU and memory against its allocatable', async () => {
     const r = await k('top', 'nodes');
     expect(r).toMatchObject({code: 0, stderr: ''});
