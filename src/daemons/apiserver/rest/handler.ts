@@ -25,6 +25,12 @@ import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
 import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
+import { subresourceWrite } from './partial-writes.js';
+import { serveCatalogRest } from './catalog-rest.js';
+import { defaultProbes, type ComponentProbe } from './component-status.js';
+import type { AgentTls } from './proxy.js';
+import type { RulesResolver } from './reviews.js';
+import type { WriteGuard } from './write-guard.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.js';
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
@@ -55,6 +61,14 @@ export interface ApiHandlerOptions {
    * cost; the process-level switch is the internal environment variable ORCH_INTERNAL_SCHEMA_VALIDATION=off.
    */
   schemaValidation?: boolean;
+  /** Registries' own write checks by resource (RBAC's escalation prevention). */
+  writeGuards?: (info: ResourceInfo) => WriteGuard | undefined;
+  /** The API server's client credentials for the agents (nodes/proxy). */
+  agentTls?: AgentTls;
+  /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
+  rulesFor?: RulesResolver;
+  /** What componentstatuses probe (default: the controller manager's port and the store). */
+  componentProbes?: ComponentProbe[];
 }
 
 export interface ApiHandler {
@@ -131,6 +145,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const schemas = options.schemas ?? new SchemaRegistry();
   const openApi = new OpenApiService(registry, schemas);
   const schemaValidation = options.schemaValidation ?? process.env.ORCH_INTERNAL_SCHEMA_VALIDATION !== 'off';
+  const componentProbes = options.componentProbes ?? defaultProbes(store);
 
   const registries = new Map<ResourceInfo, RegistryStore>();
   const namespaceInfo = registry.lookup('', 'v1', 'namespaces')!;
@@ -150,7 +165,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       // Custom resources: their CRD's schema, conversion and printing (custom-resources.ts).
       const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
       const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
-      found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version) }, strategy);
+      found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info) }, strategy);
       registries.set(info, found);
     }
     return found;
@@ -190,7 +205,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   function writeContext(req: ApiRequest, ctx: RequestContext, query: URLSearchParams, optionsKind: string, subresource: string, dryRunFromBody: string[] = []): WriteContext {
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, optionsKind, managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), dryRunFromBody);
-    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource };
+    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource, authorize: (a) => ctx.authorize(a) };
   }
 
   async function readJsonBody(req: ApiRequest): Promise<unknown> {
@@ -253,6 +268,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
     await authorize(ctx, request);
     const pretty = query.get('pretty') === 'true' || query.get('pretty') === '1';
+    if (await serveCatalogRest({
+      req, res, ctx, request, query, info, sub, namespace, pretty, clock, store: options.store, registryFor,
+      lookup: (group, version, plural) => registry.lookup(group, version, plural),
+      readJsonBody: () => readJsonBody(req),
+      writeContext: (subresource) => writeContext(req, ctx, query, 'CreateOptions', subresource),
+      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes,
+    })) return;
     const store = registryFor(info);
     const name = request.name;
     // Deprecated custom resource versions warn on every request (upstream's deprecation warning).
@@ -343,7 +365,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           checkDepth(patched);
           warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, !sub);
           const checked = preconditioned(store, name, current, patched);
-          return sub?.name === 'status' ? statusOnly(checked, current) : checked;
+          return subresourceWrite(sub?.name, checked, current, clock.now());
         });
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
         if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
