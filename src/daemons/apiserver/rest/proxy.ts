@@ -15,6 +15,7 @@ import {isJsonObject, type JsonObject, type JsonValue} from '../../../patch/type
 import type {RegistryStore} from './registry-store.js';
 import {stringAt, valueAt} from './objects.js';
 import type {ApiRequest, ApiResponse} from './types.js';
+import {sendContinue} from '../../serving/http1-requests.js';
 
 export interface AgentTls {
   ca?: string;
@@ -161,6 +162,7 @@ export function forward(req: ApiRequest, res: ApiResponse, target: Target, path:
     res.on('close', () => upstream.destroy());
     (async () => {
       try {
+        sendContinue(req); // a client that sent Expect: 100-continue waits for this before its body
         for await (const chunk of req) upstream.write(chunk);
         upstream.end();
       } catch {
