@@ -62,18 +62,18 @@ describe('idle connections and slow clients', () => {
       [join('test', 'helpers', 'idle-clients.mjs'), JSON.stringify({orchconfig: api.orchconfigPath, idle: IDLE, slowHeaders: SLOW_HEADERS, slowWatchers: SLOW_WATCHERS, durationMs: TIMEOUT_MS * 2, namespace: NS})],
       {cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit']},
     );
-    const lines = createInterface({input: clients.stdout!});
+    // Every line is kept as it comes (a line nobody waits for yet must not be lost).
     const messages: Record<string, any>[] = [];
-    const next = () =>
-      new Promise<Record<string, any>>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`idle-clients said nothing in time; so far ${JSON.stringify(messages)}`)), 60_000);
-        lines.once('line', (line) => {
-          clearTimeout(timer);
-          const message = JSON.parse(line) as Record<string, any>;
-          messages.push(message);
-          resolve(message);
-        });
-      });
+    createInterface({input: clients.stdout!}).on('line', (line) => messages.push(JSON.parse(line) as Record<string, any>));
+    let taken = 0;
+    const next = async (): Promise<Record<string, any>> => {
+      const deadline = Date.now() + 90_000;
+      while (messages.length <= taken) {
+        if (Date.now() > deadline) throw new Error(`idle-clients said nothing in time; so far ${JSON.stringify(messages)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return messages[taken++]!;
+    };
     try {
       const ready = await next();
       expect(ready.ready).toEqual({idle: IDLE, slowHeaders: SLOW_HEADERS, slowWatchers: SLOW_WATCHERS});
