@@ -327,7 +327,9 @@ export class ApiServer {
     this.inFlight = maxInFlightFilter({
       maxRequestsInFlight: c.maxRequestsInflight,
       maxMutatingRequestsInFlight: c.maxMutatingRequestsInflight,
-      userGroups: (req) => (req as {orchUser?: {groups: string[]}}).orchUser?.groups,
+      // Asked only for a request over budget. Upstream authenticates before this limit, so
+      // system:masters is exempt; here authentication runs after the filters, so it is done for it.
+      userGroups: (req) => ((req as {orchUser?: {groups: string[]}}).orchUser ?? authenticator.authenticateRequest(req as AnyRequest).user)?.groups,
     });
     const lifecycle = this.lifecycle as ShutdownLifecycle;
     const filters: Filter[] = [
