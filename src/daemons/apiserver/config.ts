@@ -7,6 +7,7 @@ import {join} from 'node:path';
 import {secureServingOptions} from '../serving/secure-serving.js';
 import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
+import type {AuditConfig} from './audit/index.js';
 
 type Values = Record<string, unknown>;
 const ms = (v: unknown, fallback = 0): number => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
@@ -28,6 +29,15 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key',
+  'audit-policy-file', 'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version',
+  'audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize', 'audit-log-compress',
+  'audit-log-batch-buffer-size', 'audit-log-batch-max-size', 'audit-log-batch-max-wait',
+  'audit-log-batch-throttle-burst', 'audit-log-batch-throttle-enable', 'audit-log-batch-throttle-qps',
+  'audit-log-truncate-enabled', 'audit-log-truncate-max-event-size',
+  'audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-version', 'audit-webhook-initial-backoff',
+  'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
+  'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
+  'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
@@ -84,8 +94,51 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     eventTtlMs: ms(values['event-ttl'], 3_600_000),
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
+    audit: auditConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
+  };
+}
+
+const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+
+/** The audit options (src/options/apiserver.ts, section Events) as the auditor's configuration. */
+export function auditConfig(values: Values): AuditConfig {
+  const batch = (prefix: string, d: {maxSize: number; waitMs: number; throttle: boolean; qps: number; burst: number}) => ({
+    bufferSize: num(values[`${prefix}-batch-buffer-size`], 10000),
+    maxBatchSize: num(values[`${prefix}-batch-max-size`], d.maxSize),
+    maxWaitMs: ms(values[`${prefix}-batch-max-wait`], d.waitMs),
+    ...((values[`${prefix}-batch-throttle-enable`] ?? d.throttle) === true
+      ? {throttleQps: num(values[`${prefix}-batch-throttle-qps`], d.qps), throttleBurst: num(values[`${prefix}-batch-throttle-burst`], d.burst)}
+      : {}),
+  });
+  const truncate = (prefix: string) => ({
+    enabled: values[`${prefix}-truncate-enabled`] === true,
+    maxEventBytes: num(values[`${prefix}-truncate-max-event-size`], 102400),
+    maxBatchBytes: num(values[`${prefix}-truncate-max-batch-size`], 10485760),
+  });
+  return {
+    policyFile: str(values['audit-policy-file']),
+    log: {
+      path: str(values['audit-log-path']),
+      format: values['audit-log-format'] === 'legacy' ? 'legacy' : 'json',
+      mode: (str(values['audit-log-mode']) ?? 'blocking') as AuditConfig['log']['mode'],
+      version: str(values['audit-log-version']) as string,
+      maxSizeMb: num(values['audit-log-maxsize'], 100),
+      maxAgeDays: num(values['audit-log-maxage'], 366),
+      maxBackups: num(values['audit-log-maxbackup'], 100),
+      compress: values['audit-log-compress'] === true,
+      batch: batch('audit-log', {maxSize: 1, waitMs: 0, throttle: false, qps: 10, burst: 15}),
+      truncate: truncate('audit-log'),
+    },
+    webhook: {
+      configFile: str(values['audit-webhook-config-file']),
+      mode: (str(values['audit-webhook-mode']) ?? 'batch') as AuditConfig['webhook']['mode'],
+      version: str(values['audit-webhook-version']) as string,
+      initialBackoffMs: ms(values['audit-webhook-initial-backoff'], 10_000),
+      batch: batch('audit-webhook', {maxSize: 400, waitMs: 30_000, throttle: true, qps: 10, burst: 15}),
+      truncate: truncate('audit-webhook'),
+    },
   };
 }
 

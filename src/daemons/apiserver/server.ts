@@ -60,6 +60,7 @@ import {RBAC_RESOURCES, rbacWriteGuard, type RbacResource} from './auth/rbac-wri
 import {RbacAuthorizer} from './auth/rbac.js';
 import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
+import {createAuditor, type Auditor, type AuditConfig, type RequestAudit} from './audit/index.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../serving/secure-serving.js';
@@ -106,6 +107,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   eventTtlMs: number;
   serviceClusterIpRange?: string[];
   strictTransportSecurityDirectives?: string[];
+  /** The audit options; without a policy file nothing is audited. */
+  audit?: AuditConfig;
   version: VersionInfo;
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
@@ -127,6 +130,7 @@ export class ApiServer {
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
+  private auditor?: Auditor;
   private sweeper?: {start(): void; stop(): void};
   private sockets = new Set<Socket>();
   private lastChecks: {livez: CheckState[]; readyz: CheckState[]} = {livez: [], readyz: []};
@@ -166,6 +170,8 @@ export class ApiServer {
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
 
+    // A bad policy stops the start here, before anything listens.
+    if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv));
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
     this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey), addressTypes: c.agentPreferredAddressTypes};
@@ -337,6 +343,8 @@ export class ApiServer {
       requestTimeoutFilter({requestTimeoutMs: c.requestTimeoutMs}),
       this.inFlight,
     ];
+    const auditor = this.auditor;
+    const audits = new WeakMap<AnyRequest, RequestAudit>();
     const serve = async (req: AnyRequest, res: ServerResponse) => {
       const outcome = authenticator.authenticateRequest(req);
       if (!outcome.user) {
@@ -344,15 +352,25 @@ export class ApiServer {
         return writeStatusObject(res, unauthorizedStatus());
       }
       if (outcome.usedBearerToken) delete req.headers.authorization;
+      // Audit (upstream's WithAudit) sits between authentication and impersonation: the policy sees
+      // the authenticated user, the event names the impersonated one separately.
+      const audit = auditor ? await auditor.begin(req, res, outcome.user) : undefined;
+      if (audit === false) {
+        return writeStatusObject(res, {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Internal error occurred: failed to store audit event', reason: 'InternalError', details: {}, code: 500});
+      }
+      if (audit) audits.set(req, audit);
       const impersonated = await impersonate(req, outcome.user, authorizer);
       if ('status' in impersonated) return writeStatusObject(res, impersonated.status);
       if (impersonated.impersonated) for (const name of Object.keys(req.headers)) if (isImpersonationHeader(name)) delete req.headers[name];
       const user = impersonated.user;
+      if (impersonated.impersonated) audit?.setImpersonatedUser(user);
       (req as {orchUser?: unknown}).orchUser = user;
       // An authorizer that could not decide (a webhook that is down) fails the request with a 500,
       // as upstream's authorization filter, unless another one allowed it.
       const authorize = async (attrs: AuthorizationAttributes) => {
         const result = await authorizer.authorize(attrs);
+        // The audit event carries the request's own authorization decision (not access reviews').
+        if (attrs.user === user) audit?.recordDecision(result);
         if (result.decision !== 'Allow' && result.error) throw result.error;
         return result;
       };
@@ -402,7 +420,7 @@ export class ApiServer {
         user,
         authorize: async (a) => {
           // The handler asks as the request's user, or (access reviews) as the user under review.
-          const decision = await authorize({...a, user: a.user ?? user});
+          const decision = await authorize(a.user && a.user !== user ? {...a} : {...a, user});
           return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
         },
       });
@@ -412,6 +430,7 @@ export class ApiServer {
     return composeFilters(filters, (req, res) => {
       serve(req as AnyRequest, res as ServerResponse).catch((error: Error) => {
         log.error('Unhandled error serving a request', 'path', req.url, 'err', error);
+        void audits.get(req as AnyRequest)?.panic(error);
         if (!res.headersSent) {
           writeStatusObject(res, {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `Internal error occurred: ${error.message}`, reason: 'InternalError', details: {}, code: 500});
         } else (res as ServerResponse).end();
@@ -490,6 +509,8 @@ export class ApiServer {
     this.nodeGraph?.stop();
     this.sweeper?.stop();
     this.logCheck.stop();
+    // Buffered audit events are written before the process ends.
+    await this.auditor?.shutdown();
     await this.storage?.close();
   }
 
