@@ -8,6 +8,7 @@ import {secureServingOptions} from '../serving/secure-serving.js';
 import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {AuditConfig} from './audit/index.js';
+import {names} from '../../api/names.js';
 
 type Values = Record<string, unknown>;
 const ms = (v: unknown, fallback = 0): number => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
@@ -28,7 +29,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
-  'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key',
+  'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
   'audit-policy-file', 'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version',
   'audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize', 'audit-log-compress',
   'audit-log-batch-buffer-size', 'audit-log-batch-max-size', 'audit-log-batch-max-wait',
@@ -123,7 +124,7 @@ export function auditConfig(values: Values): AuditConfig {
       path: str(values['audit-log-path']),
       format: values['audit-log-format'] === 'legacy' ? 'legacy' : 'json',
       mode: (str(values['audit-log-mode']) ?? 'blocking') as AuditConfig['log']['mode'],
-      version: str(values['audit-log-version']) as string,
+      version: str(values['audit-log-version']) ?? `${names().groups.audit}/v1`,
       maxSizeMb: num(values['audit-log-maxsize'], 100),
       maxAgeDays: num(values['audit-log-maxage'], 366),
       maxBackups: num(values['audit-log-maxbackup'], 100),
@@ -134,7 +135,7 @@ export function auditConfig(values: Values): AuditConfig {
     webhook: {
       configFile: str(values['audit-webhook-config-file']),
       mode: (str(values['audit-webhook-mode']) ?? 'batch') as AuditConfig['webhook']['mode'],
-      version: str(values['audit-webhook-version']) as string,
+      version: str(values['audit-webhook-version']) ?? `${names().groups.audit}/v1`,
       initialBackoffMs: ms(values['audit-webhook-initial-backoff'], 10_000),
       batch: batch('audit-webhook', {maxSize: 400, waitMs: 30_000, throttle: true, qps: 10, burst: 15}),
       truncate: truncate('audit-webhook'),
