@@ -47,7 +47,8 @@ export function logSink(options: LogSinkOptions, stdout: Writable = process.stdo
         (time: Date | number | null, index?: number) => {
           if (!time) return basename(path);
           const t = time instanceof Date ? time : new Date();
-          return `${stem}-${backupStamp(t)}${index && index > 1 ? `-${index}` : ''}${ext}`;
+          // A custom name gets no `.gz` from the library: compressed backups say so themselves.
+          return `${stem}-${backupStamp(t)}${index && index > 1 ? `-${index}` : ''}${ext}${options.compress ? '.gz' : ''}`;
         },
         {
           path: dirname(path),

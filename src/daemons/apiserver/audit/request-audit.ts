@@ -8,6 +8,8 @@
  * Request and response bodies are captured only at the levels that log them.
  */
 import {randomUUID} from 'node:crypto';
+import {parse as parseYaml} from 'yaml';
+import {decodeBody} from '../rest/negotiation.js';
 import {names} from '../../../api/names.js';
 import {isLongRunning, requestInfoOf, requestPath, type RequestLike, type ResponseLike} from '../filters/index.js';
 import type {UserInfo} from '../auth/user.js';
@@ -74,9 +76,16 @@ function stripManagedFields(obj: unknown): unknown {
   return out;
 }
 
-function parseJson(buf: Buffer): unknown {
+/**
+ * A body as the object upstream logs: JSON, YAML or protobuf (kubectl's typed clients) decoded as
+ * the REST layer decodes it; patches (JSON or apply YAML) as they were sent. Undecodable: undefined.
+ */
+function decodeObject(contentType: string | undefined, buf: Buffer): unknown {
   try {
-    return JSON.parse(buf.toString('utf8'));
+    const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type.endsWith('patch+yaml')) return parseYaml(buf.toString('utf8'));
+    if (type.includes('patch')) return JSON.parse(buf.toString('utf8'));
+    return decodeBody(contentType, buf);
   } catch {
     return undefined;
   }
@@ -202,6 +211,8 @@ export class RequestAudit {
   private responseBytes = 0;
   private responseCapture = 0;
   private started = false;
+  private requestContentType?: string;
+  private responseContentType = (): string | undefined => undefined;
   private completed = false;
 
   constructor(private readonly auditor: Auditor, readonly event: AuditEvent, readonly config: RequestAuditConfig, private readonly longRunning: boolean) {}
@@ -240,7 +251,9 @@ export class RequestAudit {
 
   /** Watches the request body (Request level and up) and the response (headers, status, body). */
   attach(req: Req, res: Res): void {
-    const wantsRequest = LEVEL_ORDER[this.level] >= LEVEL_ORDER.Request;
+    // Metadata needs a create's body too: its object is named only there (upstream's LogRequestObject).
+    const wantsRequest = LEVEL_ORDER[this.level] >= LEVEL_ORDER.Request || !this.event.objectRef?.name;
+    this.requestContentType = headerOf(req, 'content-type');
     if (wantsRequest && typeof req.emit === 'function') {
       // Both 'data' listeners and read() emit 'data', so this sees the body however the handler reads it.
       const emit = req.emit.bind(req);
@@ -253,6 +266,10 @@ export class RequestAudit {
         return emit(name, ...args);
       };
     }
+    this.responseContentType = () => {
+      const v = res.getHeader?.('content-type');
+      return typeof v === 'string' ? v : undefined;
+    };
     this.responseCapture = this.longRunning ? 0 : this.level === 'RequestResponse' ? MAX_CAPTURE_BYTES : MAX_STATUS_CAPTURE_BYTES;
     const capture = (chunk: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function' || this.responseBytes >= this.responseCapture) return;
@@ -311,7 +328,7 @@ export class RequestAudit {
     this.completed = true;
     const code = res.statusCode;
     const body = this.responseChunks.length ? Buffer.concat(this.responseChunks) : undefined;
-    const response = body && this.responseBytes < this.responseCapture ? parseJson(body) : undefined;
+    const response = body && this.responseBytes < this.responseCapture ? decodeObject(this.responseContentType(), body) : undefined;
     const status: ResponseStatus = {metadata: {}, code};
     if (response && typeof response === 'object' && (response as {kind?: string}).kind === 'Status') {
       const s = response as Partial<ResponseStatus>;
@@ -321,9 +338,10 @@ export class RequestAudit {
       if (s.details) status.details = s.details;
     }
     this.event.responseStatus = status;
-    if (LEVEL_ORDER[this.level] >= LEVEL_ORDER.Request && this.requestChunks.length && this.requestBytes < MAX_CAPTURE_BYTES) {
-      const request = parseJson(Buffer.concat(this.requestChunks));
-      if (request !== undefined) this.event.requestObject = this.config.omitManagedFields ? stripManagedFields(request) : request;
+    if (this.requestChunks.length && this.requestBytes < MAX_CAPTURE_BYTES) {
+      const request = decodeObject(this.requestContentType, Buffer.concat(this.requestChunks));
+      this.requestChunks = [];
+      if (request !== undefined && LEVEL_ORDER[this.level] >= LEVEL_ORDER.Request) this.event.requestObject = this.config.omitManagedFields ? stripManagedFields(request) : request;
       fillObjectRef(this.event, request);
     }
     if (this.level === 'RequestResponse' && response !== undefined) {
