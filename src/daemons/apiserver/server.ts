@@ -4,6 +4,7 @@
  * a watch cache), TLS certificates, authentication and authorization, the REST handler, health
  * checks with real post-start hooks, request filters, and the shutdown state machine.
  */
+import {reportedVersion} from '../../lib/version.js';
 import {hostname} from 'node:os';
 import {join} from 'node:path';
 import {mkdir, readFile} from 'node:fs/promises';
@@ -184,9 +185,7 @@ export class ApiServer {
       store,
       keyPrefix: c.keyPrefix,
       version: {
-        major: c.version.major,
-        minor: c.version.minor,
-        gitVersion: c.version.gitVersion,
+        ...reportedVersion(c.version),
         gitCommit: '',
         gitTreeState: 'clean',
         buildDate: '',
