@@ -12,6 +12,7 @@ import {orchBin, repoRoot} from '../helpers/run-orch.js';
 import {kubectl} from '../helpers/apiserver.js';
 import {ports, status, until, upArgs, type Ports} from '../helpers/up.js';
 import {waitForBuild} from '../helpers/controller-manager.js';
+import {requireTool} from '../helpers/tools.js';
 
 describe('orch up', () => {
   let dir: string;
@@ -144,8 +145,7 @@ describe('orch up', () => {
   }, 30_000);
 });
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-(hasTmux ? describe : describe.skip)('orch up dashboard on a terminal', () => {
+describe('orch up dashboard on a terminal', () => {
   const socket = `orch-up-${process.pid}`;
   let dir: string;
   afterAll(() => {
@@ -154,6 +154,7 @@ const hasTmux = spawnSync('tmux', ['-V']).status === 0;
   });
 
   it('shows the readyz checks and the leader state', async () => {
+    requireTool('tmux', 'tmux');
     await waitForBuild();
     dir = mkdtempSync(join(tmpdir(), 'orch-up-tty-'));
     const p = await ports();
