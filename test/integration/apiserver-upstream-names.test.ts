@@ -8,7 +8,9 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {CoordinationV1Api, KubeConfig, RbacAuthorizationV1Api, type V1Lease} from '@kubernetes/client-node';
-import {type ServerProcess, kubectl, startApiServerProcess} from '../helpers/apiserver.js';
+import {type ServerProcess, freePort, kubectl, startApiServerProcess} from '../helpers/apiserver.js';
+import {discoverNameSet} from '../../src/lib/select-names.js';
+import {SHORT_LEASE_ARGS, startControllerManager} from '../helpers/controller-manager.js';
 import {nameSet} from '../../src/api/names.js';
 import {EMULATED_KUBERNETES} from '../../src/lib/version.js';
 
@@ -127,6 +129,30 @@ describe('orch apiserver --names kubernetes', () => {
     const bindings = await api.listClusterRoleBinding();
     expect(bindings.items.map((b) => b.metadata?.name)).toEqual(expect.arrayContaining(['cluster-admin', 'system:kube-controller-manager', 'read-nodes']));
   });
+
+  it('tells a controller manager or agent started without --names which set it serves', async () => {
+    expect(await discoverNameSet({orchconfig, timeoutMs: 10_000})).toBe('kubernetes');
+    // A server that does not answer: bounded retries, then nothing learned (the daemon falls back to orch's).
+    const closed = await freePort();
+    expect(await discoverNameSet({orchconfig, server: `https://127.0.0.1:${closed}`, timeoutMs: 1_500, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 200)))})).toBeUndefined();
+  });
+
+  it('a controller manager started without --names follows the server: it leads through kube-system/kube-controller-manager', async () => {
+    const cm = await startControllerManager({name: 'cm-names', orchconfigPath: orchconfig, args: [...SHORT_LEASE_ARGS, '--controllers=namespace']});
+    try {
+      await cm.waitForLine(/Using the name set the API server serves.*kubernetes/, 10_000);
+      const deadline = Date.now() + 20_000;
+      let holder = '';
+      while (Date.now() < deadline && holder === '') {
+        const r = await k('get', 'lease', 'kube-controller-manager', '-n', 'kube-system', '-o', 'jsonpath={.spec.holderIdentity}');
+        holder = r.code === 0 ? r.stdout : '';
+        if (holder === '') await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(holder).toBe(cm.identity);
+    } finally {
+      await cm.stop();
+    }
+  }, 40_000);
 
   it('reports the emulated upstream release on /version, with orch\'s version as build metadata', async () => {
     const {major, minor} = EMULATED_KUBERNETES;
