@@ -7,12 +7,28 @@
  * /version reporting the emulated release. The server runs as the CLI, on SQLite.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {spawn} from 'node:child_process';
 import {CoordinationV1Api, KubeConfig, RbacAuthorizationV1Api, type V1Lease} from '@kubernetes/client-node';
 import {type ServerProcess, freePort, kubectl, startApiServerProcess} from '../helpers/apiserver.js';
 import {discoverNameSet} from '../../src/lib/select-names.js';
 import {SHORT_LEASE_ARGS, startControllerManager} from '../helpers/controller-manager.js';
+import {orchBin, repoRoot} from '../helpers/run-orch.js';
 import {nameSet} from '../../src/api/names.js';
 import {EMULATED_KUBERNETES} from '../../src/lib/version.js';
+
+/** The CLI as a child process, asynchronously (the server under test is another process). */
+function runOrchAsync(args: string[], options: {timeoutMs: number}): Promise<{code: number; stderr: string}> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [orchBin, ...args], {cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe']});
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({code: code ?? -1, stderr});
+    });
+  });
+}
 
 const upstream = nameSet('kubernetes');
 const orch = nameSet('orch');
@@ -153,6 +169,15 @@ describe('orch apiserver --names kubernetes', () => {
       await cm.stop();
     }
   }, 40_000);
+
+  it('refuses to serve its store under orch\'s names, saying how to get going', async () => {
+    // A second server on the same data directory, with the other names: it must stop before writing.
+    const r = await runOrchAsync(['apiserver', '--data-dir', server.dataDir, '--secure-port', String(await freePort()), '--bind-address', '127.0.0.1', '--names', 'orch'], {timeoutMs: 20_000});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: this store was created with --names kubernetes (its default ClusterRole cluster-admin is rbac.authorization.k8s.io/v1), but the server was started with --names orch: start it with --names kubernetes, or give a new --data-dir');
+    // Nothing of orch's names was written.
+    expect((await k('get', 'ns', 'orch-system')).code).toBe(1);
+  }, 30_000);
 
   it('reports the emulated upstream release on /version, with orch\'s version as build metadata', async () => {
     const {major, minor} = EMULATED_KUBERNETES;
