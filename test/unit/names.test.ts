@@ -16,6 +16,8 @@ import {upOptions} from '../../src/options/up.js';
 import {nameSetFromGroups, selectDaemonNames} from '../../src/lib/select-names.js';
 import {EMULATED_KUBERNETES, reportedVersion, versionInfo} from '../../src/lib/version.js';
 import {resourceKeyPrefix} from '../../src/daemons/apiserver/storage-keys.js';
+import {decodeAgentConfiguration} from '../../src/daemons/agent/config/decode.js';
+import {formatAgentConfiguration} from '../../src/daemons/agent/config/print.js';
 
 afterEach(() => {
   selectNames('orch');
@@ -177,5 +179,25 @@ describe('the reported version', () => {
 
   it('is exactly what --version=vX.Y.Z sets', () => {
     expect(reportedVersion(versionInfo('v1.30.2'))).toMatchObject({major: '1', minor: '30', gitVersion: 'v1.30.2'});
+  });
+});
+
+describe('the agent\'s configuration file under upstream\'s names', () => {
+  const decode = (text: string) => decodeAgentConfiguration(text, {baseDir: '/', allowNull: false});
+
+  it('is a KubeletConfiguration with upstream\'s spelling of the kube* fields', () => {
+    selectNames('kubernetes');
+    const layer = decode('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nkubeAPIQPS: 7\nmaxPods: 20\n');
+    expect(layer.get('orchAPIQPS')).toBe(7);
+    expect(layer.get('maxPods')).toBe(20);
+    expect(() => decode('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\norchAPIQPS: 7\n')).toThrow('unknown field "orchAPIQPS"');
+    expect(() => decode('apiVersion: agent.config.orch.io/v1beta1\nkind: AgentConfiguration\n')).toThrow('expected kind "KubeletConfiguration" and apiVersion "kubelet.config.k8s.io/v1beta1"');
+    const printed = formatAgentConfiguration({apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', orchAPIQPS: 7} as never, 'json');
+    expect(JSON.parse(printed)).toEqual({apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', kubeAPIQPS: 7});
+  });
+
+  it('stays an AgentConfiguration with orch\'s spelling under orch\'s names', () => {
+    expect(decode('apiVersion: agent.config.orch.io/v1beta1\nkind: AgentConfiguration\norchAPIQPS: 7\n').get('orchAPIQPS')).toBe(7);
+    expect(() => decode('apiVersion: agent.config.orch.io/v1beta1\nkind: AgentConfiguration\nkubeAPIQPS: 7\n')).toThrow('unknown field "kubeAPIQPS"');
   });
 });
