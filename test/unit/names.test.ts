@@ -4,7 +4,7 @@
  * defaults, orch up's table); the daemons' discovery of the server's set; the reported version.
  */
 import {afterEach, describe, expect, it} from '@jest/globals';
-import {NAME_SET_IDS, nameSet, names, parseNameSetId, selectNames} from '../../src/api/names.js';
+import {NAME_SET_IDS, nameSet, names, parseNameSetId, perNameSet, selectNames} from '../../src/api/names.js';
 import {builtinGroupOrder, builtinResource, builtinResources} from '../../src/api/resources.js';
 import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from '../../src/daemons/apiserver/auth/bootstrap-policy.js';
 import {isAllowedNodeLabel, validateNodeLabels} from '../../src/api/node-labels.js';
@@ -57,6 +57,18 @@ describe('the name sets', () => {
   it('selectNames switches the process-wide set', () => {
     expect(selectNames('kubernetes').id).toBe('kubernetes');
     expect(names().namespaces.system).toBe('kube-system');
+  });
+
+  it('perNameSet computes a value once per name set and follows the selection', () => {
+    let builds = 0;
+    const systemNamespaces = perNameSet((n) => (builds++, [n.namespaces.system, n.namespaces.public]));
+    expect(systemNamespaces()).toEqual(['orch-system', 'orch-public']);
+    expect(systemNamespaces()).toBe(systemNamespaces());
+    selectNames('kubernetes');
+    expect(systemNamespaces()).toEqual(['kube-system', 'kube-public']);
+    selectNames('orch');
+    systemNamespaces();
+    expect(builds).toBe(2);
   });
 
   it('parseNameSetId accepts the two ids and names the option and the accepted values otherwise', () => {
