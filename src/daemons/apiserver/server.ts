@@ -32,6 +32,8 @@ import {
   createHealthHandler,
   informerSyncCheck,
   kvstoreChecks,
+  kvstoreWritableCheck,
+  writeFailureText,
   pingCheck,
   namedCheck,
   storageReadinessHook,
@@ -165,7 +167,7 @@ export class ApiServer {
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf});
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
     await this.checkNameSet(store, c.keyPrefix);
@@ -293,7 +295,7 @@ export class ApiServer {
     const ping = (timeoutMs: number) => Promise.all(storage.engines.map((e) => e.ping(timeoutMs))).then(() => undefined);
     const kv = kvstoreChecks({healthcheckTimeoutMs: c.kvstoreHealthcheckTimeoutMs, readycheckTimeoutMs: c.kvstoreReadycheckTimeoutMs, ping});
     this.registry.addHealthChecks(pingCheck, this.logCheck, kv.health);
-    this.registry.addReadyzChecks(kv.readiness);
+    this.registry.addReadyzChecks(kv.readiness, kvstoreWritableCheck(() => storage.engines));
     this.registry.addReadyzChecks(
       informerSyncCheck(() => [
         ['rbac', rbac.synced],
@@ -552,6 +554,8 @@ export class ApiServer {
         revision: this.storeRevision,
         reachable: this.storeReachable,
         cachesSynced: storage?.synced() ?? false,
+        writeFailure: storage ? writeFailureText(storage.engines) : undefined,
+        watchCache: (storage?.caches ?? []).reduce((sum, c) => ({lists: sum.lists + c.counts.lists, watches: sum.watches + c.counts.watches}), {lists: 0, watches: 0}),
       },
       livez: this.lastChecks.livez,
       readyz: this.lastChecks.readyz,
