@@ -25,6 +25,18 @@ export interface NameSet {
   namespaces: {system: string; public: string; nodeLease: string};
   /** The default service in the default namespace (`orch`, `kubernetes`). */
   defaultService: string;
+  /** The namespace finalizer the namespace controller owns (`orch`, `kubernetes`). */
+  namespaceFinalizer: string;
+  /** The product as a title (OpenAPI `info.title`: `orch`, `Kubernetes`). */
+  title: string;
+  /** The documentation root linked from API descriptions. */
+  docsUrl: string;
+  /** The agent's configuration file: its apiVersion and kind. */
+  agentConfig: {apiVersion: string; kind: string};
+  /** The endpointslice controller's `managed-by` value. */
+  endpointSliceController: string;
+  /** The issuer of legacy service account token secrets. */
+  legacyTokenIssuer: string;
   groups: {
     admissionregistration: string;
     apiextensions: string;
@@ -67,6 +79,17 @@ export interface NameSet {
     metadataName: string;
     /** `<labelDomain>/bootstrapping` on the default RBAC objects. */
     bootstrapping: string;
+    excludeDisruption: string;
+    /** A node's reserved label namespaces an agent may still set (`node.<labelDomain>`, ...). */
+    nodeLabelAllowedPrefixes: readonly string[];
+    statefulSetPodName: string;
+    podIndex: string;
+    serviceName: string;
+    endpointSliceManagedBy: string;
+    endpointSliceSkipMirror: string;
+    headlessService: string;
+    jobControllerUid: string;
+    jobName: string;
   };
   taints: {
     notReady: string;
@@ -86,6 +109,22 @@ export interface NameSet {
     serviceAccountName: string;
     serviceAccountUid: string;
     rbacAutoupdate: string;
+    deploymentRevision: string;
+    deploymentRevisionHistory: string;
+    deploymentDesiredReplicas: string;
+    deploymentMaxReplicas: string;
+    /** The last-applied configuration annotation of the product's own client. */
+    lastAppliedConfiguration: string;
+    podDeletionCost: string;
+    endpointsOverCapacity: string;
+    /** Marks Endpoints used as leader-election locks. */
+    leaderElectionLock: string;
+    cronJobScheduledTimestamp: string;
+    daemonSetTemplateHash: string;
+    /** The bookmark annotation ending a watch-list's initial events (clients look for upstream's key). */
+    initialEventsEnd: string;
+    /** The claim prefix of legacy service account tokens (`<labelDomain>/serviceaccount/`). */
+    serviceAccountClaimPrefix: string;
   };
   secretTypes: {serviceAccountToken: string; bootstrapToken: string; dockerConfigJson: string; tls: string};
   signers: {apiserverClient: string; apiserverClientKubelet: string; kubeletServing: string; legacyUnknown: string};
@@ -106,6 +145,14 @@ function build(id: NameSetId): NameSet {
     labelDomain,
     namespaces: {system: `${product}-system`, public: `${product}-public`, nodeLease: `${product}-node-lease`},
     defaultService: k ? 'kubernetes' : 'orch',
+    namespaceFinalizer: k ? 'kubernetes' : 'orch',
+    title: k ? 'Kubernetes' : 'orch',
+    docsUrl: `https://${labelDomain}/docs`,
+    agentConfig: k
+      ? {apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration'}
+      : {apiVersion: 'agent.config.orch.io/v1beta1', kind: 'AgentConfiguration'},
+    endpointSliceController: `endpointslice-controller.${domain}`,
+    legacyTokenIssuer: k ? 'kubernetes/serviceaccount' : 'orch/serviceaccount',
     groups: {
       admissionregistration: `admissionregistration.${domain}`,
       apiextensions: `apiextensions.${domain}`,
@@ -152,6 +199,16 @@ function build(id: NameSetId): NameSet {
       nodeRolePrefix: `node-role.${labelDomain}/`,
       metadataName: `${labelDomain}/metadata.name`,
       bootstrapping: `${labelDomain}/bootstrapping`,
+      excludeDisruption: `node.${labelDomain}/exclude-disruption`,
+      nodeLabelAllowedPrefixes: k ? ['kubelet.kubernetes.io', 'node.kubernetes.io'] : ['agent.orch.io', 'node.orch.io'],
+      statefulSetPodName: `statefulset.${labelDomain}/pod-name`,
+      podIndex: `apps.${labelDomain}/pod-index`,
+      serviceName: `${labelDomain}/service-name`,
+      endpointSliceManagedBy: `endpointslice.${labelDomain}/managed-by`,
+      endpointSliceSkipMirror: `endpointslice.${labelDomain}/skip-mirror`,
+      headlessService: `service.${labelDomain}/headless`,
+      jobControllerUid: `batch.${labelDomain}/controller-uid`,
+      jobName: `batch.${labelDomain}/job-name`,
     },
     taints: {
       notReady: `node.${labelDomain}/not-ready`,
@@ -171,6 +228,19 @@ function build(id: NameSetId): NameSet {
       serviceAccountName: `${labelDomain}/service-account.name`,
       serviceAccountUid: `${labelDomain}/service-account.uid`,
       rbacAutoupdate: g('rbac.authorization.kubernetes.io/autoupdate', 'rbac.orch.io/autoupdate'),
+      deploymentRevision: `deployment.${labelDomain}/revision`,
+      deploymentRevisionHistory: `deployment.${labelDomain}/revision-history`,
+      deploymentDesiredReplicas: `deployment.${labelDomain}/desired-replicas`,
+      deploymentMaxReplicas: `deployment.${labelDomain}/max-replicas`,
+      lastAppliedConfiguration: g('kubectl.kubernetes.io/last-applied-configuration', 'orch.io/last-applied-configuration'),
+      podDeletionCost: `controller.${labelDomain}/pod-deletion-cost`,
+      endpointsOverCapacity: `endpoints.${labelDomain}/over-capacity`,
+      leaderElectionLock: `control-plane.alpha.${labelDomain}/leader`,
+      cronJobScheduledTimestamp: `batch.${labelDomain}/cronjob-scheduled-timestamp`,
+      daemonSetTemplateHash: `${labelDomain}/daemonset-template-hash`,
+      // Both sets use upstream's key: client-go's watch-list reflector waits for exactly this one.
+      initialEventsEnd: 'k8s.io/initial-events-end',
+      serviceAccountClaimPrefix: `${labelDomain}/serviceaccount/`,
     },
     secretTypes: {
       serviceAccountToken: `${labelDomain}/service-account-token`,

@@ -1,10 +1,15 @@
 /**
  * The resource registry: every resource the API server serves, as data (group, version, kind,
- * names, scope, verbs, subresources), in upstream's shapes with orch's group names. Custom
- * resources join at run time through `ResourceRegistry.add` when their CRD is established.
+ * names, scope, verbs, subresources), in upstream's shapes with the group names of the active
+ * name set (src/api/names.ts). Custom resources join at run time through `ResourceRegistry.setCustom`
+ * when their CRD is established.
+ *
+ * The catalog is a function of the name set, computed on first use and memoized per name-set id
+ * (never at import time: `--names` is selected after modules load). Groups beyond the ones below
+ * live in src/api/resource-catalog/, one file a group, each a `(n: NameSet) => ResourceInfo[]`
+ * listed in `catalog()`.
  */
-
-import {names} from './names.js';
+import {names, type NameSet, type NameSetId} from './names.js';
 import {catalogResources, withCoreSubresources} from './resource-catalog/index.js';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
@@ -48,6 +53,8 @@ export interface ResourceInfo {
    * `computed` ones are worked out on each read (componentstatuses).
    */
   rest?: 'review' | 'computed';
+  /** A custom resource version's `schema.openAPIV3Schema` (list types and map keys for server-side apply). */
+  openAPIV3Schema?: { [key: string]: unknown };
 }
 
 export const statusSub = (kind: string): SubresourceInfo => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
@@ -66,7 +73,10 @@ interface Spec {
   storagePrefix?: string;
 }
 
-function resources(group: string, version: string, specs: Spec[]): ResourceInfo[] {
+export type ResourceSpec = Spec;
+
+/** The resources of one group version, from their specs (catalog files use it). */
+export function defineResources(group: string, version: string, specs: Spec[]): ResourceInfo[] {
   return specs.map((s) => ({
     group,
     version,
@@ -82,10 +92,14 @@ function resources(group: string, version: string, specs: Spec[]): ResourceInfo[
   }));
 }
 
+const resources = defineResources;
 const all = ['all'];
 
-/** The built-in resources, in discovery order. */
-export const BUILTIN_RESOURCES: readonly ResourceInfo[] = withCoreSubresources([
+/**
+ * The built-in resources of a name set, in discovery order (groups in the order they first
+ * appear here are the order of `/apis`).
+ */
+const catalog = (n: NameSet): ResourceInfo[] => withCoreSubresources([
   ...resources('', 'v1', [
     { kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] },
     { kind: 'Endpoints', plural: 'endpoints', namespaced: true, shortNames: ['ep'], storagePrefix: 'services/endpoints' },
@@ -121,29 +135,54 @@ export const BUILTIN_RESOURCES: readonly ResourceInfo[] = withCoreSubresources([
     { kind: 'CronJob', plural: 'cronjobs', namespaced: true, shortNames: ['cj'], categories: all, status: true },
     { kind: 'Job', plural: 'jobs', namespaced: true, categories: all, status: true },
   ]),
-  ...resources('coordination.orch.io', 'v1', [{ kind: 'Lease', plural: 'leases', namespaced: true, storagePrefix: 'leases' }]),
-  ...resources('rbac.orch.io', 'v1', [
+  ...resources(n.groups.coordination, 'v1', [{ kind: 'Lease', plural: 'leases', namespaced: true, storagePrefix: 'leases' }]),
+  ...resources(n.groups.rbac, 'v1', [
     { kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false, storagePrefix: 'clusterrolebindings' },
     { kind: 'ClusterRole', plural: 'clusterroles', namespaced: false, storagePrefix: 'clusterroles' },
     { kind: 'RoleBinding', plural: 'rolebindings', namespaced: true, storagePrefix: 'rolebindings' },
     { kind: 'Role', plural: 'roles', namespaced: true, storagePrefix: 'roles' },
   ]),
-  ...resources('scheduling.orch.io', 'v1', [
+  ...resources(n.groups.scheduling, 'v1', [
     { kind: 'PriorityClass', plural: 'priorityclasses', namespaced: false, shortNames: ['pc'], storagePrefix: 'priorityclasses' },
   ]),
   // Written by the endpointslice controller; upstream serves no short name for it.
-  ...resources('discovery.orch.io', 'v1', [{ kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true, storagePrefix: 'endpointslices' }]),
-  ...resources('apiextensions.orch.io', 'v1', [
+  ...resources(n.groups.discovery, 'v1', [{ kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true, storagePrefix: 'endpointslices' }]),
+  ...resources(n.groups.apiextensions, 'v1', [
     {
       kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, shortNames: ['crd', 'crds'],
-      categories: ['api-extensions'], status: true, storagePrefix: 'apiextensions.orch.io/customresourcedefinitions',
+      categories: ['api-extensions'], status: true, storagePrefix: `${n.groups.apiextensions}/customresourcedefinitions`,
     },
   ]),
-  ...catalogResources(names()),
-], names());
+  ...catalogResources(n),
+], n);
+
+const memo = new Map<NameSetId, {resources: readonly ResourceInfo[]; groupOrder: readonly string[]}>();
+
+function catalogOf(n: NameSet) {
+  let entry = memo.get(n.id);
+  if (!entry) {
+    const list = catalog(n);
+    const groupOrder = [...new Set(list.map((r) => r.group).filter((g) => g !== ''))];
+    entry = {resources: Object.freeze(list), groupOrder};
+    memo.set(n.id, entry);
+  }
+  return entry;
+}
+
+/** The built-in resources of the active name set (or of `n`), in discovery order. */
+export function builtinResources(n: NameSet = names()): readonly ResourceInfo[] {
+  return catalogOf(n).resources;
+}
 
 /** Group order of `/apis` for the built-in groups (custom groups follow, sorted). */
-export const BUILTIN_GROUP_ORDER = ['apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'discovery.orch.io', 'apiextensions.orch.io'];
+export function builtinGroupOrder(n: NameSet = names()): readonly string[] {
+  return catalogOf(n).groupOrder;
+}
+
+/** The built-in resource of a group and plural (any version), or undefined. */
+export function builtinResource(group: string, plural: string, n: NameSet = names()): ResourceInfo | undefined {
+  return builtinResources(n).find((r) => r.group === group && r.plural === plural);
+}
 
 export function groupVersionOf(info: { group: string; version: string }): string {
   return info.group ? `${info.group}/${info.version}` : info.version;
@@ -166,7 +205,10 @@ export class ResourceRegistry {
   private readonly customVersions = new Map<string, string[]>();
   private readonly customOwners = new Map<string, ResourceInfo[]>();
 
-  constructor(builtins: readonly ResourceInfo[] = BUILTIN_RESOURCES) {
+  private readonly groupOrder: readonly string[];
+
+  constructor(builtins: readonly ResourceInfo[] = builtinResources(), groupOrder: readonly string[] = builtinGroupOrder()) {
+    this.groupOrder = groupOrder;
     for (const info of builtins) this.byPath.set(this.pathKey(info.group, info.version, info.plural), info);
   }
 
@@ -193,9 +235,8 @@ export class ResourceRegistry {
       entry.resources.push(info);
       map.set(key, entry);
     }
-    // Core, the ordered built-in groups, the catalog's other built-in groups, then custom groups.
-    const rank = (group: string) =>
-      group === '' ? -1 : BUILTIN_GROUP_ORDER.includes(group) ? BUILTIN_GROUP_ORDER.indexOf(group) : this.customVersions.has(group) ? 1000 : 500;
+    const order = this.groupOrder;
+    const rank = (group: string) => (group === '' ? -1 : order.includes(group) ? order.indexOf(group) : 1000);
     const versionRank = (gv: GroupVersionResources) => this.customVersions.get(gv.group)?.indexOf(gv.version) ?? 0;
     return [...map.values()].sort((a, b) => rank(a.group) - rank(b.group) || a.group.localeCompare(b.group) || versionRank(a) - versionRank(b));
   }

@@ -3,6 +3,7 @@
  * built-in kinds (pkg/printers/internalversion upstream, with its wide columns), and NAME/AGE for the rest.
  * Ages are computed here, as upstream servers do (duration.HumanDuration).
  */
+import { names } from './names.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../patch/types.js';
 import { asCoreEvent, catalogColumns } from './printer-columns.js';
 import { labelSelectorString, mapSelectorString, type LabelSelectorObject } from './selectors.js';
@@ -72,7 +73,10 @@ export function since(timestamp: JsonValue | undefined, now: Date): string {
 
 export const nameColumn: Column = {
   name: 'Name', format: 'name',
-  description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://orch.io/docs/concepts/overview/working-with-objects/names#names',
+  // A getter: the documentation link follows the name set selected at start-up.
+  get description() {
+    return `Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: ${names().docsUrl}/concepts/overview/working-with-objects/names#names`;
+  },
   cell: (o) => str(get(o, 'metadata', 'name'), ''),
 };
 export const ageColumn: Column = {
@@ -283,8 +287,8 @@ const COLUMNS: Record<string, Column[]> = {
       cell: (o) => {
         const labels = get(o, 'metadata', 'labels');
         const roles = Object.keys(isJsonObject(labels) ? labels : {})
-          .filter((k) => k.startsWith('node-role.orch.io/'))
-          .map((k) => k.slice('node-role.orch.io/'.length))
+          .filter((k) => k.startsWith(names().labels.nodeRolePrefix))
+          .map((k) => k.slice(names().labels.nodeRolePrefix.length))
           .sort();
         return roles.length ? roles.join(',') : '<none>';
       },

@@ -2,6 +2,7 @@ import {DaemonCommand} from '../lib/command.js';
 import {oclifFlagsFor} from '../options/flags.js';
 import {agentOptions} from '../options/agent.js';
 import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
+import {discoverNameSet, selectDaemonNames} from '../lib/select-names.js';
 
 export default class AgentCommand extends DaemonCommand {
   static summary = 'Run the node agent: register this node, run its pods as processes, evict under pressure.';
@@ -15,6 +16,9 @@ export default class AgentCommand extends DaemonCommand {
       process.stdout.write(common.printAndExit + '\n');
       return;
     }
+    // Without --names, an agent with an API server follows it (bounded retries while it starts).
+    const orchconfig = options.values.orchconfig as string | undefined;
+    await selectDaemonNames(agentOptions, options, orchconfig ? () => discoverNameSet({orchconfig}) : undefined);
     const {runAgent} = await import('../cmd/agent/run.js');
     await runAgent(options, common.version);
   }

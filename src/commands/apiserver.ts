@@ -2,6 +2,7 @@ import {DaemonCommand} from '../lib/command.js';
 import {oclifFlagsFor} from '../options/flags.js';
 import {apiserverOptions} from '../options/apiserver.js';
 import {applyCommonDaemonOptions} from '../lib/daemon-common.js';
+import {selectDaemonNames} from '../lib/select-names.js';
 
 export default class ApiserverCommand extends DaemonCommand {
   static summary = 'Run the API server: the Kubernetes REST API on an embedded SQLite or an etcd store.';
@@ -10,6 +11,7 @@ export default class ApiserverCommand extends DaemonCommand {
 
   async run(): Promise<void> {
     const {options} = await this.parseOptions('apiserver', apiserverOptions);
+    await selectDaemonNames(apiserverOptions, options);
     const common = applyCommonDaemonOptions(options.values);
     if (common.printAndExit) {
       process.stdout.write(common.printAndExit + '\n');

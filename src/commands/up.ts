@@ -3,10 +3,11 @@ import {oclifFlagsFor} from '../options/flags.js';
 import {upOptions} from '../options/up.js';
 import {configureKlog} from '../lib/klog.js';
 import {versionInfo} from '../lib/version.js';
+import type {NameSetId} from '../api/names.js';
 
 export default class UpCommand extends DaemonCommand {
   static summary = 'Run the whole control plane in one process: the API server, the controller manager with a scheduler, and an agent for this machine.';
-  static usage = ['up [--data-dir DIR] [--apiserver-arg key=value] [--controller-manager-arg key=value] [--agent-arg key=value]'];
+  static usage = ['up [--data-dir DIR] [--names orch|kubernetes] [--apiserver-arg key=value] [--controller-manager-arg key=value] [--agent-arg key=value]'];
   static flags = oclifFlagsFor(upOptions);
 
   async run(): Promise<void> {
@@ -20,6 +21,7 @@ export default class UpCommand extends DaemonCommand {
       controllerManagerArgs: (v['controller-manager-arg'] as string[] | undefined) ?? [],
       agentArgs: (v['agent-arg'] as string[] | undefined) ?? [],
       version: versionInfo(),
+      names: v.names as NameSetId,
     });
   }
 }

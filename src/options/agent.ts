@@ -13,6 +13,7 @@
  * - `default` is omitted where the seed says `none`/`empty` or describes a computed value, except where
  *   `none`/`None` is itself the value the option takes (the policy options).
  */
+import {clientNamesOption} from './names-option.js';
 import type { OptionTable } from './spec.js';
 
 /** Deprecation note for the options that belong in the configuration file. */
@@ -188,7 +189,7 @@ export const agentOptions: OptionTable = [
   },
   {
     name: 'node-labels', type: 'keyValue', seedType: 'key=value pairs', seedDefault: 'none',
-    help: 'Labels the node registers with; orch.io labels only with an allowed prefix or name.',
+    help: 'Labels the node registers with; labels in the reserved domain (orch.io) only with an allowed prefix or name.',
     section: REGISTRATION, implemented: true, repeatable: true,
   },
   {
@@ -235,7 +236,7 @@ export const agentOptions: OptionTable = [
   },
   {
     name: 'orch-api-content-type', type: 'string', seedType: 'string',
-    seedDefault: 'application/vnd.orch.protobuf', default: 'application/vnd.orch.protobuf',
+    seedDefault: 'application/vnd.orch.protobuf', default: 'application/vnd.orch.protobuf', namesDefault: (n) => n.protobufMediaType,
     help: 'Content type of the agent\'s requests to the API server.',
     section: REGISTRATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'contentType',
   },
@@ -698,7 +699,7 @@ export const agentOptions: OptionTable = [
   {
     name: 'streaming-connection-idle-timeout', type: 'duration', seedType: 'duration', seedDefault: '4h0m0s', default: '4h0m0s',
     help: 'Idle time after which exec, attach and port-forward streams close; 0 never (4h cap regardless).',
-    section: LIMITS, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'streamingConnectionIdleTimeout',
+    section: LIMITS, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'streamingConnectionIdleTimeout',
   },
 
   // ---- orch additions ----
@@ -707,4 +708,5 @@ export const agentOptions: OptionTable = [
     help: 'Print the effective configuration (defaults, file, drop-ins and flags merged) and exit.',
     section: 'orch', implemented: true, orchOnly: true,
   },
+  clientNamesOption,
 ];

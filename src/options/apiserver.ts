@@ -5,6 +5,7 @@
  * `seedType` and `seedDefault` repeat the seed's cells verbatim so a test can hold this table to the
  * seed; `type` and `default` are what our parsers actually use.
  */
+import {namesOption} from './names-option.js';
 import type { OptionTable } from './spec.js';
 
 /** Admission plugin names the seed lists; --enable/--disable-admission-plugins accept only these. */
@@ -275,7 +276,7 @@ export const apiserverOptions: OptionTable = [
     default: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP',
     enum: ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], repeatable: true,
     help: 'Order in which node address types are tried when contacting node agents.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'agent-timeout', type: 'duration', seedType: 'duration', seedDefault: '5s', default: '5s',
@@ -357,8 +358,8 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'storage-media-type', type: 'string', seedType: 'string', seedDefault: 'application/vnd.orch.protobuf',
-    default: 'application/vnd.orch.protobuf',
-    enum: ['application/json', 'application/yaml', 'application/vnd.orch.protobuf'],
+    default: 'application/vnd.orch.protobuf', namesDefault: (n) => n.protobufMediaType,
+    enum: ['application/json', 'application/yaml', 'application/vnd.orch.protobuf', 'application/vnd.kubernetes.protobuf'],
     help: 'Encoding used for objects in storage.', section: STORAGE, implemented: false,
   },
   {
@@ -504,7 +505,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'enable-bootstrap-token-auth', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Accept bootstrap token secrets from orch-system for TLS bootstrapping.', section: AUTHN,
+    help: 'Accept bootstrap token secrets from the system namespace (orch-system) for TLS bootstrapping.', section: AUTHN,
     implemented: false,
   },
   {
@@ -658,28 +659,28 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'authorization-policy-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'ABAC policy, one JSON object per line.', section: AUTHZ, implemented: false,
+    help: 'ABAC policy, one JSON object per line.', section: AUTHZ, implemented: true,
   },
   {
     name: 'authorization-webhook-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Client configuration of the remote authorizer used by the Webhook mode.', section: AUTHZ,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authorization-webhook-version', type: 'string', seedType: 'string', seedDefault: 'v1beta1',
-    default: 'v1beta1',
+    default: 'v1beta1', enum: ['v1', 'v1beta1'],
     help: 'SubjectAccessReview version spoken with the authorization webhook.', section: AUTHZ,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', seedType: 'duration',
     seedDefault: '5m0s', default: '5m0s',
-    help: 'How long an "allowed" webhook answer is cached.', section: AUTHZ, implemented: false,
+    help: 'How long an "allowed" webhook answer is cached.', section: AUTHZ, implemented: true,
   },
   {
     name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', seedType: 'duration',
     seedDefault: '30s', default: '30s',
-    help: 'How long a "denied" webhook answer is cached.', section: AUTHZ, implemented: false,
+    help: 'How long a "denied" webhook answer is cached.', section: AUTHZ, implemented: true,
   },
 
   // --- Events (event objects and auditing) ---
@@ -710,7 +711,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'audit-log-version', type: 'string', seedType: 'string', seedDefault: 'audit.<domain>/v1',
-    default: 'audit.orch.io/v1',
+    default: 'audit.orch.io/v1', namesDefault: (n) => `${n.groups.audit}/v1`,
     help: 'API group/version of events written to the audit log.', section: EVENTS, implemented: false,
   },
   {
@@ -785,7 +786,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'audit-webhook-version', type: 'string', seedType: 'string', seedDefault: 'audit.<domain>/v1',
-    default: 'audit.orch.io/v1',
+    default: 'audit.orch.io/v1', namesDefault: (n) => `${n.groups.audit}/v1`,
     help: 'API group/version of events sent to the audit webhook.', section: EVENTS, implemented: false,
   },
   {
@@ -923,4 +924,5 @@ export const apiserverOptions: OptionTable = [
     help: 'Directory for the embedded SQLite store, generated certificates and the admin orchconfig.',
     section: 'orch', implemented: true,
   },
+  namesOption,
 ];

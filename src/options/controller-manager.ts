@@ -7,6 +7,7 @@
  * declared under the new, orch name only.
  */
 import type { OptionSpec, OptionTable } from './spec.js';
+import {clientNamesOption} from './names-option.js';
 
 const SERVING = 'Serving and TLS';
 const CONNECTION = 'Connection to the API server';
@@ -279,6 +280,7 @@ export const controllerManagerOptions: OptionTable = [
     seedType: 'string',
     seedDefault: 'application/vnd.orch.protobuf',
     default: 'application/vnd.orch.protobuf',
+    namesDefault: (n) => n.protobufMediaType,
     help: 'Media type used for request bodies sent to the API server.',
     section: CONNECTION,
     implemented: true,
@@ -645,6 +647,7 @@ export const controllerManagerOptions: OptionTable = [
     seedType: 'string',
     seedDefault: 'orch',
     default: 'orch',
+    namesDefault: (n) => n.defaultService,
     help: 'Name prefixed to cloud resources this cluster creates.',
     section: NETWORK,
     implemented: false,
@@ -997,6 +1000,7 @@ export const controllerManagerOptions: OptionTable = [
     seedType: 'string',
     seedDefault: 'orch-controller-manager',
     default: 'orch-controller-manager',
+    namesDefault: (n) => n.leases.controllerManager,
     help: 'Name of the lease object used for the election.',
     section: LEADER_ELECTION,
     implemented: true,
@@ -1007,6 +1011,7 @@ export const controllerManagerOptions: OptionTable = [
     seedType: 'string',
     seedDefault: 'orch-system',
     default: 'orch-system',
+    namesDefault: (n) => n.namespaces.system,
     help: 'Namespace of the lease object used for the election.',
     section: LEADER_ELECTION,
     implemented: true,
@@ -1334,4 +1339,7 @@ export const controllerManagerOptions: OptionTable = [
     implemented: false,
     repeatable: true,
   },
+
+  // --- orch's own options (not in the seed) ---
+  clientNamesOption,
 ];

@@ -6,6 +6,7 @@
 import {parseOptionValue, OptionValueError} from './types.js';
 import {validateOptionRules} from './rules.js';
 import type {OptionTable, Program} from './spec.js';
+import {nameSet, names, parseNameSetId, type NameSet} from '../api/names.js';
 
 export interface ResolvedOptions {
   /** Every option with a default or an explicit value, typed, keyed by long name. */
@@ -25,7 +26,38 @@ export class OptionsError extends Error {
 /** What oclif parsed: a list for repeatable options, a string for others, a boolean for bool options. */
 export type RawFlags = Record<string, string[] | string | boolean | undefined>;
 
-export function resolveOptions(program: Program, table: OptionTable, raw: RawFlags): ResolvedOptions {
+/**
+ * The name set whose defaults apply: the table's `--names` when given and valid, else the one in
+ * effect in the process (a bad --names is reported with the other problems below).
+ */
+function nameSetFor(table: OptionTable, raw: RawFlags): NameSet {
+  const given = raw.names;
+  if (typeof given === 'string' && table.some((spec) => spec.name === 'names')) {
+    try {
+      return nameSet(parseNameSetId(given));
+    } catch {
+      // reported by the names option's own parser
+    }
+  }
+  return names();
+}
+
+/**
+ * Sets the name-set-dependent defaults (`namesDefault`) of the options not given: used when the
+ * name set becomes known after the options were resolved (a daemon that learns it from the server).
+ */
+export function applyNameSetDefaults(table: OptionTable, resolved: Pick<ResolvedOptions, 'values' | 'explicit'>, n: NameSet): void {
+  for (const spec of table) {
+    if (spec.namesDefault && !resolved.explicit.has(spec.name)) resolved.values[spec.name] = parseOptionValue(spec, spec.namesDefault(n));
+  }
+}
+
+/**
+ * `quiet`: options a program set itself (orch up for its daemons); their deprecation and
+ * not-in-effect warnings would tell the user about something the user did not do.
+ */
+export function resolveOptions(program: Program, table: OptionTable, raw: RawFlags, quiet: ReadonlySet<string> = new Set()): ResolvedOptions {
+  const n = nameSetFor(table, raw);
   const values: Record<string, unknown> = {};
   const explicit = new Set<string>();
   const problems: string[] = [];
@@ -37,7 +69,8 @@ export function resolveOptions(program: Program, table: OptionTable, raw: RawFla
     const given = raw[spec.name];
     try {
       if (given === undefined) {
-        if (spec.default !== undefined) values[spec.name] = parseOptionValue(spec, expandHome(spec.default));
+        const fallback = spec.namesDefault ? spec.namesDefault(n) : spec.default;
+        if (fallback !== undefined) values[spec.name] = parseOptionValue(spec, expandHome(fallback));
         continue;
       }
       explicit.add(spec.name);
@@ -54,11 +87,11 @@ export function resolveOptions(program: Program, table: OptionTable, raw: RawFla
         }
         values[spec.name] = value;
       }
-      if (spec.deprecated) {
+      if (spec.deprecated && !quiet.has(spec.name)) {
         const hint = typeof spec.deprecated === 'string' ? `; ${spec.deprecated}` : '';
         deprecated.push(`Flag --${spec.name} has been deprecated${hint}`);
       }
-      if (!spec.implemented && spec.name !== 'version') notImplemented.push(`--${spec.name}`);
+      if (!spec.implemented && spec.name !== 'version' && !quiet.has(spec.name)) notImplemented.push(`--${spec.name}`);
     } catch (error) {
       if (error instanceof OptionValueError) problems.push(error.message);
       else throw error;

@@ -16,6 +16,8 @@ import type { MemoryReservation } from './value-resources.js';
 import { type Cidr, type PortRange, parseCidr } from './value-network.js';
 import { parseQuantity } from './quantity.js';
 import { labelValueErrors, qualifiedNameErrors } from './value-labels.js';
+import { NAME_SET_IDS, nameSet, names, type NameSetId } from '../api/names.js';
+import { allowedNodeLabelPrefixes, allowedNodeLabels, isAllowedNodeLabel } from '../api/node-labels.js';
 
 /** Read-only access to the parsed values of one command line. */
 class OptionView {
@@ -688,26 +690,6 @@ const ALLOCATABLE_LEVELS = [
   'none', 'pods', 'system-reserved', 'system-reserved-compressible', 'orch-reserved', 'orch-reserved-compressible',
 ];
 const RESERVABLE_RESOURCES = ['cpu', 'memory', 'pid', 'ephemeral-storage'];
-const NODE_LABEL_DOMAIN = 'orch.io';
-const ALLOWED_NODE_LABEL_PREFIXES = ['agent.orch.io', 'node.orch.io'];
-const ALLOWED_NODE_LABELS = [
-  'beta.orch.io/arch', 'beta.orch.io/instance-type', 'beta.orch.io/os', 'failure-domain.beta.orch.io/region',
-  'failure-domain.beta.orch.io/zone', 'orch.io/arch', 'orch.io/hostname', 'orch.io/os', 'node.orch.io/instance-type',
-  'topology.orch.io/region', 'topology.orch.io/zone',
-];
-
-function isReservedLabel(key: string): boolean {
-  const prefix = key.includes('/') ? key.slice(0, key.indexOf('/')) : '';
-  return prefix === NODE_LABEL_DOMAIN || prefix.endsWith(`.${NODE_LABEL_DOMAIN}`);
-}
-
-function isAllowedReservedLabel(key: string): boolean {
-  const prefix = key.slice(0, key.indexOf('/'));
-  return (
-    ALLOWED_NODE_LABELS.includes(key) ||
-    ALLOWED_NODE_LABEL_PREFIXES.some((allowed) => prefix === allowed || prefix.endsWith(`.${allowed}`))
-  );
-}
 
 /** The default hard threshold memory.available<100Mi (reference eviction.md, "Defaults"). */
 const DEFAULT_HARD_MEMORY_AVAILABLE = 100 * 1024 * 1024;
@@ -843,10 +825,14 @@ const agentRules: Rule[] = [
         const errors = [...qualifiedNameErrors(key), ...labelValueErrors(value)];
         if (errors.length > 0) problems.push(`--node-labels: invalid label ${key}=${value}: ${errors.join('; ')}`);
       }
-      const forbidden = Object.keys(labels).filter((k) => isReservedLabel(k) && !isAllowedReservedLabel(k)).sort();
+      // The name set of this command line (--names), else the process's.
+      const given = o.str('names');
+      const n = given && (NAME_SET_IDS as readonly string[]).includes(given) ? nameSet(given as NameSetId) : names();
+      const forbidden = Object.keys(labels).filter((k) => !isAllowedNodeLabel(k, n)).sort();
       if (forbidden.length > 0) {
+        const domain = n.labelDomain;
         problems.push(
-          `--node-labels: unknown '${NODE_LABEL_DOMAIN}' labels [${forbidden.join(' ')}]; labels in the '${NODE_LABEL_DOMAIN}' namespace must begin with an allowed prefix (${ALLOWED_NODE_LABEL_PREFIXES.join(', ')}) or be one of ${ALLOWED_NODE_LABELS.join(', ')}`,
+          `--node-labels: unknown '${domain}' labels [${forbidden.join(' ')}]; labels in the '${domain}' namespace must begin with an allowed prefix (${allowedNodeLabelPrefixes(n).join(', ')}) or be one of ${allowedNodeLabels(n).join(', ')}`,
         );
       }
       return problems;

@@ -36,6 +36,8 @@ export type ValueType =
   | 'dryRun' // --dry-run[=none|server|client]; bare means "unchanged"
   | 'stringToString'; // <a>,<b>=<c>,<d>;... (metric label allow-lists)
 
+import type { NameSet } from '../api/names.js';
+
 export type Program = 'apiserver' | 'controller-manager' | 'agent' | 'patch';
 
 export interface OptionSpec {
@@ -76,6 +78,12 @@ export interface OptionSpec {
   configKey?: string;
   /** Not in the seeds: an option orch adds (for example --data-dir). */
   orchOnly?: boolean;
+  /**
+   * The default under a name set, for options whose default is a product identifier (the seed's
+   * `orch-system` is `kube-system` under upstream's names). `default` stays the seed's; this one is
+   * used when the option is not given, with the name set in effect (see src/api/names.ts).
+   */
+  namesDefault?: (names: NameSet) => string;
 }
 
 export type OptionTable = readonly OptionSpec[];

@@ -118,8 +118,7 @@ function otherObjects(): Record<string, any>[] {
 
 beforeAll(async () => {
   helpers = await import('../helpers/apiserver.js');
-  const {BUILTIN_RESOURCES} = await import('../../src/api/resources.js');
-  rbacGroup = BUILTIN_RESOURCES.find((r) => r.plural === 'roles')!.group;
+  rbacGroup = g.rbac;
   dir = mkdtempSync(join(tmpdir(), 'orch-resources-'));
   server = await helpers.startApiServer({engine: 'sqlite', config: {authorizationModes: ['RBAC']}});
 }, 60_000);
@@ -316,10 +315,7 @@ describe('subresources and reviews', () => {
 
     await ok(['create', '-f', manifest('rbac.json',
       {apiVersion: `${rbacGroup}/v1`, kind: 'Role', metadata: {name: 'pod-reader', namespace: 'default'}, rules: [{apiGroups: [''], resources: ['pods'], verbs: ['get', 'list']}]},
-      {apiVersion: `${rbacGroup}/v1`, kind: 'RoleBinding', metadata: {name: 'jane-reads', namespace: 'default'}, roleRef: {apiGroup: rbacGroup, kind: 'Role', name: 'pod-reader'}, subjects: [{kind: 'User', name: 'jane', apiGroup: rbacGroup}]},
-      // (system:basic-user grants this to every authenticated user; bound explicitly so the test does not depend on the bootstrap roles' group names.)
-      {apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRole', metadata: {name: 'self-reviewer'}, rules: [{apiGroups: [g.authorization], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create']}]},
-      {apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRoleBinding', metadata: {name: 'jane-reviews'}, roleRef: {apiGroup: rbacGroup, kind: 'ClusterRole', name: 'self-reviewer'}, subjects: [{kind: 'User', name: 'jane', apiGroup: rbacGroup}]})]);
+      {apiVersion: `${rbacGroup}/v1`, kind: 'RoleBinding', metadata: {name: 'jane-reads', namespace: 'default'}, roleRef: {apiGroup: rbacGroup, kind: 'Role', name: 'pod-reader'}, subjects: [{kind: 'User', name: 'jane', apiGroup: rbacGroup}]})]);
     await helpers.sleep(300); // the RBAC informer applies the binding
     expect(await ok(['auth', 'can-i', 'list', 'pods', '--as', 'jane'])).toBe('yes\n');
     const denied = await k(['auth', 'can-i', 'delete', 'pods', '--as', 'jane']);

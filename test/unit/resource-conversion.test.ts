@@ -8,11 +8,11 @@ import {nameSet} from '../../src/api/names.js';
 import type {JsonObject} from '../../src/patch/types.js';
 import type {ResourceInfo} from '../../src/api/resources.js';
 import {fromStorage, toStorage} from '../../src/daemons/apiserver/rest/conversion.js';
-import {BUILTIN_RESOURCES} from '../../src/api/resources.js';
+import {builtinResources} from '../../src/api/resources.js';
 
-const find = (group: string, version: string, plural: string) => BUILTIN_RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural) as ResourceInfo;
+const find = (group: string, version: string, plural: string) => builtinResources().find((r) => r.group === group && r.version === version && r.plural === plural) as ResourceInfo;
 const hpaV1 = find('autoscaling', 'v1', 'horizontalpodautoscalers');
-const eventsV1 = BUILTIN_RESOURCES.find((r) => r.plural === 'events' && r.group !== '') as ResourceInfo;
+const eventsV1 = builtinResources().find((r) => r.plural === 'events' && r.group !== '') as ResourceInfo;
 const prefix = `autoscaling.alpha.${nameSet('orch').labelDomain}`;
 
 const base = {apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: {name: 'h', namespace: 'default', annotations: {keep: 'me'}}};

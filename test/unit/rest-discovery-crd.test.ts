@@ -42,9 +42,9 @@ describe('discovery', () => {
     expect(groups.body.apiVersion).toBe('v1');
     expect(groups.body.groups.map((g: { name: string }) => g.name)).toEqual([
       'apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'discovery.orch.io', 'apiextensions.orch.io',
-      // The catalog's groups (src/api/resource-catalog), by name.
-      'admissionregistration.orch.io', 'apiregistration.orch.io', 'authentication.orch.io', 'authorization.orch.io', 'autoscaling', 'certificates.orch.io',
-      'events.orch.io', 'flowcontrol.apiserver.orch.io', 'networking.orch.io', 'node.orch.io', 'policy', 'resource.orch.io', 'storage.orch.io',
+      // The catalog's groups (src/api/resource-catalog), in its order.
+      'apiregistration.orch.io', 'events.orch.io', 'authentication.orch.io', 'authorization.orch.io', 'autoscaling', 'certificates.orch.io', 'networking.orch.io',
+      'policy', 'storage.orch.io', 'admissionregistration.orch.io', 'node.orch.io', 'flowcontrol.apiserver.orch.io', 'resource.orch.io',
     ]);
     const apps = await call(api, 'GET', '/apis/apps');
     expect(apps.body).toEqual({
@@ -85,6 +85,8 @@ describe('discovery', () => {
   });
 });
 
+/** A schema that keeps every field (upstream requires a schema per version). */
+const ANY = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
 const crd = (scope = 'Namespaced') => ({
   apiVersion: 'apiextensions.orch.io/v1',
   kind: 'CustomResourceDefinition',
@@ -94,8 +96,8 @@ const crd = (scope = 'Namespaced') => ({
     scope,
     names: { plural: 'widgets', kind: 'Widget', shortNames: ['wd'] },
     versions: [
-      { name: 'v1', served: true, storage: true, subresources: { status: {} } },
-      { name: 'v1beta1', served: true, storage: false },
+      { name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: ANY },
+      { name: 'v1beta1', served: true, storage: false, schema: ANY },
     ],
   },
 });
@@ -180,7 +182,7 @@ describe('custom resources', () => {
   it.each([
     ['name not plural.group', { metadata: { name: 'wrong.example.com' } }, 'metadata.name: Invalid value: "wrong.example.com": must be spec.names.plural+"."+spec.group'],
     ['group without a dot', { metadata: { name: 'widgets.example' }, spec: { ...crd().spec, group: 'example' } }, 'spec.group: Invalid value: "example": should be a domain with at least one dot'],
-    ['two storage versions', { spec: { ...crd().spec, versions: [{ name: 'v1', served: true, storage: true }, { name: 'v2', served: true, storage: true }] } },
+    ['two storage versions', { spec: { ...crd().spec, versions: [{ name: 'v1', served: true, storage: true, schema: ANY }, { name: 'v2', served: true, storage: true, schema: ANY }] } },
       'must have exactly one version marked as storage version'],
   ])('invalid CRD: %s', async (_name, override, message) => {
     const reply = await call(api, 'POST', '/apis/apiextensions.orch.io/v1/customresourcedefinitions', { body: { ...crd(), ...override } });

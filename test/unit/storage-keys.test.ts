@@ -1,10 +1,10 @@
 import {describe, expect, it} from '@jest/globals';
 import {resourceKeyPrefix} from '../../src/daemons/apiserver/storage-keys.js';
-import {BUILTIN_RESOURCES} from '../../src/api/resources.js';
+import {builtinResources} from '../../src/api/resources.js';
 
 describe('resourceKeyPrefix: overrides and the watch cache route by where the REST layer writes', () => {
   it('uses each built-in resource\'s storage prefix', () => {
-    for (const r of BUILTIN_RESOURCES) {
+    for (const r of builtinResources()) {
       expect(resourceKeyPrefix('/registry', r.group, r.plural)).toBe(`/registry/${r.storagePrefix}/`);
     }
   });

@@ -3,6 +3,7 @@
  * clients send) decoded into the JSON objects the REST layer handles. Responses stay JSON, which
  * every such client also accepts.
  */
+import { NAME_SET_IDS, nameSet } from '../names.js';
 import { ApiError, badRequest, failureStatus } from '../status.js';
 import type { JsonObject } from '../../patch/types.js';
 import { decodeMessage, ProtobufDecodeError, type DecodeOptions } from './decode.js';
@@ -11,7 +12,8 @@ import { messageForKind, messageRegistry } from './registry.js';
 
 export { hasProtobufMagic } from './envelope.js';
 
-export const PROTOBUF_MEDIA_TYPES: ReadonlySet<string> = new Set(['application/vnd.kubernetes.protobuf', 'application/vnd.orch.protobuf']);
+/** Both name sets' protobuf media types are accepted whichever is active (kubectl always sends upstream's). */
+export const PROTOBUF_MEDIA_TYPES: ReadonlySet<string> = new Set(NAME_SET_IDS.map((id) => nameSet(id).protobufMediaType));
 
 /** A well-formed envelope carrying a kind we have no schema for. */
 export class UnsupportedKindError extends Error {

@@ -2,6 +2,7 @@
  * Every message the decoder knows, and which top-level kinds a protobuf body may carry. Adding a
  * kind: add its messages to a schemas/*.ts table and a row to TOP_LEVEL_KINDS.
  */
+import { NAME_SET_IDS, nameSet } from '../names.js';
 import { compileSchemas, type CompiledMessage } from './schema.js';
 import { META_SCHEMAS } from './schemas/meta.js';
 import { CORE_SCHEMAS } from './schemas/core.js';
@@ -9,13 +10,13 @@ import { APPS_SCHEMAS } from './schemas/apps.js';
 import { BATCH_SCHEMAS } from './schemas/batch.js';
 import { RBAC_SCHEMAS } from './schemas/rbac.js';
 import { CATALOG_SCHEMAS } from './schemas/catalog.js';
-import { NAME_SET_IDS, nameSet, type NameSet } from '../names.js';
+import type { NameSet } from '../names.js';
 
 /** A group's versions under either name set (kubectl always sends upstream's; orch's are accepted too). */
 const versionsOf = (group: (n: NameSet) => string, version = 'v1') => NAME_SET_IDS.map((id) => `${group(nameSet(id))}/${version}`);
 
 /** Upstream groups keep their names on the wire; orch's renamed groups are accepted alongside. */
-const RBAC_VERSIONS = ['rbac.authorization.k8s.io/v1', 'rbac.orch.io/v1'];
+const RBAC_VERSIONS = NAME_SET_IDS.map((id) => `${nameSet(id).groups.rbac}/v1`);
 
 /** [apiVersions, kinds]: each kind's message has the kind's name. */
 const TOP_LEVEL_KINDS: [string[], string[]][] = [

@@ -22,9 +22,10 @@ import {ensureClientCertificate} from '../../daemons/apiserver/pki/cert-dir.js';
 import {writeAdminOrchconfig, resolveClientConfig} from '../../client/orchconfig.js';
 import {RestClient} from '../../client/rest-client.js';
 import {ApiStatusError} from '../../client/errors.js';
-import {CONTROLLER_MANAGER_USER} from '../../daemons/apiserver/auth/bootstrap-policy.js';
+import {names, selectNames, type NameSetId} from '../../api/names.js';
+import {UserError} from '../../lib/errors.js';
 import {nodeStatusDeps} from '../agent/run.js';
-import {mergeDaemonArgs} from './pass-through.js';
+import {mergeDaemonArgs, setByUpOnly} from './pass-through.js';
 import {configureKlog, klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {UpSnapshot} from '../../ui/up-dashboard.js';
@@ -38,20 +39,23 @@ export interface UpOptions {
   controllerManagerArgs: string[];
   agentArgs: string[];
   version: VersionInfo;
+  /** `--names`: the name set of the whole cluster, passed to all three daemons. */
+  names?: NameSetId;
 }
 
 /** The roles each component needs, bound to the identity of its client certificate. */
-async function bindComponentRoles(admin: RestClient, nodeUser: string): Promise<void> {
+async function bindComponentRoles(admin: RestClient): Promise<void> {
+  const n = names();
+  const rbac = n.groups.rbac;
   const bindings = [
-    {name: 'orch-up:agent', role: 'system:node', subject: {kind: 'User', apiGroup: 'rbac.orch.io', name: nodeUser}},
-    {name: 'orch-up:scheduler', role: 'system:orch-scheduler', subject: {kind: 'User', apiGroup: 'rbac.orch.io', name: CONTROLLER_MANAGER_USER}},
+    {name: 'orch-up:scheduler', role: n.users.scheduler, subject: {kind: 'User', apiGroup: rbac, name: n.users.controllerManager}},
   ];
   for (const b of bindings) {
     try {
       await admin.request({
         method: 'POST',
-        path: '/apis/rbac.orch.io/v1/clusterrolebindings',
-        body: {apiVersion: 'rbac.orch.io/v1', kind: 'ClusterRoleBinding', metadata: {name: b.name}, roleRef: {apiGroup: 'rbac.orch.io', kind: 'ClusterRole', name: b.role}, subjects: [b.subject]},
+        path: `/apis/${rbac}/v1/clusterrolebindings`,
+        body: {apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: {name: b.name}, roleRef: {apiGroup: rbac, kind: 'ClusterRole', name: b.role}, subjects: [b.subject]},
       });
     } catch (error) {
       if (!(error instanceof ApiStatusError && error.code === 409)) throw error;
@@ -59,11 +63,24 @@ async function bindComponentRoles(admin: RestClient, nodeUser: string): Promise<
   }
 }
 
+/** A daemon's pass-through `names=` must agree with `orch up --names` (one cluster, one name set). */
+function checkNames(daemon: string, values: Record<string, unknown>, expected: NameSetId): void {
+  if (values.names !== undefined && values.names !== expected) {
+    throw new UserError(`--${daemon}-arg names=${String(values.names)} differs from --names ${expected}: give the name set once, as orch up --names ${values.names}`);
+  }
+}
+
 export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
+  // One name set for the whole process, chosen before any daemon is built.
+  const nameSetId = o.names ?? 'orch';
+  selectNames(nameSetId);
+  const {users} = names();
   const nodeName = hostname().toLowerCase();
   const apiDir = join(o.dataDir, 'apiserver');
-  const apiArgs = mergeDaemonArgs('apiserver', {'data-dir': apiDir, 'authorization-mode': 'RBAC', 'anonymous-auth': 'false'}, o.apiserverArgs);
-  const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs);
+  const apiDefaults = {'data-dir': apiDir, 'authorization-mode': 'Node,RBAC', 'anonymous-auth': 'false', names: nameSetId};
+  const apiArgs = mergeDaemonArgs('apiserver', apiDefaults, o.apiserverArgs);
+  const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs, setByUpOnly(apiDefaults, o.apiserverArgs));
+  checkNames('apiserver', api.options.values, nameSetId);
   const apiConfig = apiServerConfig(api.options.values, o.version);
 
   let emitter: {update(s: UpSnapshot): void; close(): void} | undefined;
@@ -100,42 +117,39 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
     await apiserver.start();
     // Client certificates for the two other components, signed by the API server's CA.
     const ca = {certPem: await readFile(join(apiConfig.certDir, 'ca.crt'), 'utf8'), keyPem: await readFile(join(apiConfig.certDir, 'ca.key'), 'utf8')};
-    const nodeUser = `system:node:${nodeName}`;
-    const cmCert = await ensureClientCertificate(apiConfig.certDir, 'controller-manager', ca, {user: CONTROLLER_MANAGER_USER, groups: []});
-    const agentCert = await ensureClientCertificate(apiConfig.certDir, 'agent', ca, {user: nodeUser, groups: ['system:nodes']});
+    const nodeUser = `${users.nodePrefix}${nodeName}`;
+    const cmCert = await ensureClientCertificate(apiConfig.certDir, 'controller-manager', ca, {user: users.controllerManager, groups: []});
+    const agentCert = await ensureClientCertificate(apiConfig.certDir, 'agent', ca, {user: nodeUser, groups: [users.nodesGroup]});
     const cmOrchconfig = join(o.dataDir, 'controller-manager.orchconfig');
     const agentOrchconfig = join(o.dataDir, 'agent.orchconfig');
-    await writeAdminOrchconfig(cmOrchconfig, {server: apiserver.url, caPem: ca.certPem, certPem: cmCert.certPem, keyPem: cmCert.keyPem, userName: CONTROLLER_MANAGER_USER});
+    await writeAdminOrchconfig(cmOrchconfig, {server: apiserver.url, caPem: ca.certPem, certPem: cmCert.certPem, keyPem: cmCert.keyPem, userName: users.controllerManager});
     await writeAdminOrchconfig(agentOrchconfig, {server: apiserver.url, caPem: ca.certPem, certPem: agentCert.certPem, keyPem: agentCert.keyPem, userName: nodeUser});
     const admin = new RestClient({config: await resolveClientConfig({orchconfig: apiConfig.orchconfigPath})});
     await waitFor(async () => (await admin.request({method: 'GET', path: '/readyz'}).then(() => true, () => false)), 60_000, 'the API server to be ready');
-    await bindComponentRoles(admin, nodeUser);
+    await bindComponentRoles(admin);
     admin.close();
 
-    const cmArgs = mergeDaemonArgs(
-      'controller-manager',
-      {orchconfig: cmOrchconfig, controllers: '*,scheduler', 'cert-dir': join(o.dataDir, 'controller-manager', 'pki')},
-      o.controllerManagerArgs,
-    );
-    const cm = await parseCommandLine('controller-manager', controllerManagerOptions, cmArgs);
+    const cmDefaults = {orchconfig: cmOrchconfig, controllers: '*,scheduler', 'cert-dir': join(o.dataDir, 'controller-manager', 'pki'), names: nameSetId};
+    const cmArgs = mergeDaemonArgs('controller-manager', cmDefaults, o.controllerManagerArgs);
+    const cm = await parseCommandLine('controller-manager', controllerManagerOptions, cmArgs, setByUpOnly(cmDefaults, o.controllerManagerArgs));
+    checkNames('controller-manager', cm.options.values, nameSetId);
     controllerManager = new ControllerManager(controllerManagerConfig(cm.options.values, o.version));
     await controllerManager.start();
     cmRun = controllerManager.run();
 
-    const agentArgs = mergeDaemonArgs(
-      'agent',
-      {
-        orchconfig: agentOrchconfig,
-        'root-dir': join(o.dataDir, 'agent'),
-        'cert-dir': join(o.dataDir, 'agent', 'pki'),
-        'hostname-override': nodeName,
-        // orch up is the all-in-one development setup: it runs on hosts with cgroup v1 or swap too.
-        'fail-cgroupv1': 'false',
-        'fail-swap-on': 'false',
-      },
-      o.agentArgs,
-    );
-    const agentCli = await parseCommandLine('agent', agentOptions, agentArgs);
+    const agentDefaults = {
+      orchconfig: agentOrchconfig,
+      'root-dir': join(o.dataDir, 'agent'),
+      'cert-dir': join(o.dataDir, 'agent', 'pki'),
+      'hostname-override': nodeName,
+      // orch up is the all-in-one development setup: it runs on hosts with cgroup v1 or swap too.
+      'fail-cgroupv1': 'false',
+      'fail-swap-on': 'false',
+      names: nameSetId,
+    };
+    const agentArgs = mergeDaemonArgs('agent', agentDefaults, o.agentArgs);
+    const agentCli = await parseCommandLine('agent', agentOptions, agentArgs, setByUpOnly(agentDefaults, o.agentArgs));
+    checkNames('agent', agentCli.options.values, nameSetId);
     const loaded = await loadAgentConfiguration({flags: agentCli.options});
     agent = new Agent(loaded, await nodeStatusDeps(loaded, o.version));
     await agent.start();

@@ -1,24 +1,26 @@
 /**
  * The `start-cluster-authentication-info-controller` post-start hook: publishes the client CA the
- * API server trusts in the ConfigMap `orch-system/extension-apiserver-authentication`
+ * API server trusts in the ConfigMap `extension-apiserver-authentication` of the system namespace (`orch-system`)
  * (`client-ca-file`), as the seed describes, so components can verify callers the same way.
  * Created if missing, updated when the CA changed.
  */
 import {RegistryStore} from './rest/registry-store.js';
 import {AdmissionChain} from './rest/admission.js';
-import {BUILTIN_RESOURCES, type ResourceInfo} from '../../api/resources.js';
+import {builtinResource, type ResourceInfo} from '../../api/resources.js';
+import {names} from '../../api/names.js';
 import {ApiError} from '../../api/status.js';
 import {systemClock} from './rest/types.js';
 import type {Store} from './storage/store.js';
 import type {JsonObject} from '../../patch/types.js';
 
-export const AUTHENTICATION_CONFIGMAP = {namespace: 'orch-system', name: 'extension-apiserver-authentication'};
+/** In the name set's system namespace (`orch-system`, `kube-system`). */
+export const authenticationConfigMap = () => ({namespace: names().namespaces.system, name: 'extension-apiserver-authentication'});
 const SYSTEM_WRITE = {user: {name: 'system:apiserver', groups: ['system:masters']}, dryRun: false, fieldManager: 'orch-apiserver'};
 
 export async function publishAuthenticationInfo(store: Store, keyPrefix: string, clientCaPems: readonly string[]): Promise<void> {
-  const info = BUILTIN_RESOURCES.find((r) => r.plural === 'configmaps' && r.group === '') as ResourceInfo;
+  const info = builtinResource('', 'configmaps') as ResourceInfo;
   const registry = new RegistryStore(info, {store, clock: systemClock, keyPrefix, admission: new AdmissionChain([])});
-  const {namespace, name} = AUTHENTICATION_CONFIGMAP;
+  const {namespace, name} = authenticationConfigMap();
   const data = {'client-ca-file': clientCaPems.join('')};
   const wanted = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name, namespace}, data};
   try {

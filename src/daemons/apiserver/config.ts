@@ -14,12 +14,16 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 const list = (v: unknown): string[] | undefined => (Array.isArray(v) && v.length > 0 ? (v as string[]) : undefined);
 
 export const IMPLEMENTED_APISERVER_OPTIONS = [
+  // --names is read by the command (src/lib/select-names.ts) before this configuration is built.
+  'names',
   'bind-address', 'secure-port', 'advertise-address', 'cert-dir', 'tls-cert-file', 'tls-private-key-file',
   'tls-cipher-suites', 'tls-min-version', 'tls-sni-cert-key', 'disable-http2-serving', 'http2-max-streams-per-connection',
   'goaway-chance', 'strict-transport-security-directives', 'kvstore-servers', 'kvstore-servers-overrides',
   'kvstore-cafile', 'kvstore-certfile', 'kvstore-keyfile', 'kvstore-prefix', 'kvstore-compaction-interval',
   'kvstore-healthcheck-timeout', 'kvstore-readycheck-timeout', 'storage-initialization-timeout', 'watch-cache',
   'watch-cache-sizes', 'anonymous-auth', 'client-ca-file', 'token-auth-file', 'authorization-mode', 'event-ttl',
+  'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version',
+  'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl',
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
@@ -43,6 +47,7 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     agentCertificateAuthority: str(values['agent-certificate-authority']),
     agentClientCertificate: str(values['agent-client-certificate']),
     agentClientKey: str(values['agent-client-key']),
+    agentPreferredAddressTypes: list(values['agent-preferred-address-types']),
     keyPrefix: (str(values['kvstore-prefix']) ?? '/registry').replace(/\/+$/, ''),
     storage: {
       servers: list(values['kvstore-servers']),
@@ -59,6 +64,11 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     clientCaFile: str(values['client-ca-file']),
     tokenAuthFile: str(values['token-auth-file']),
     authorizationModes: list(values['authorization-mode']) ?? ['AlwaysAllow'],
+    authorizationPolicyFile: str(values['authorization-policy-file']),
+    authorizationWebhookConfigFile: str(values['authorization-webhook-config-file']),
+    authorizationWebhookVersion: str(values['authorization-webhook-version']) ?? 'v1beta1',
+    authorizationWebhookAuthorizedTtlMs: ms(values['authorization-webhook-cache-authorized-ttl'], 300_000),
+    authorizationWebhookUnauthorizedTtlMs: ms(values['authorization-webhook-cache-unauthorized-ttl'], 30_000),
     maxRequestsInflight: (values['max-requests-inflight'] as number) ?? 400,
     maxMutatingRequestsInflight: (values['max-mutating-requests-inflight'] as number) ?? 200,
     requestTimeoutMs: ms(values['request-timeout'], 60_000),

@@ -26,6 +26,11 @@ export interface AuthorizationResult {
   decision: Decision;
   /** Why, when there is something to say; appended to the 403 message. */
   reason: string;
+  /**
+   * Set when the authorizer could not decide (a webhook that is down): unless another authorizer
+   * allows, the request fails with a 500 carrying this error, as upstream's authorization filter.
+   */
+  error?: Error;
 }
 
 /** One authorization mode. May be asynchronous (a webhook authorizer will be). */

@@ -1,12 +1,14 @@
 /**
  * The default roles and bindings the `rbac/bootstrap-roles` post-start hook creates when missing,
- * from upstream's bootstrap policy (plugin/pkg/auth/authorizer/rbac/bootstrappolicy) with the orch
- * names: `*.k8s.io` groups become `*.orch.io`, `kube-*` component users become `orch-*`.
+ * from upstream's bootstrap policy (plugin/pkg/auth/authorizer/rbac/bootstrappolicy) with the names
+ * of the active name set (src/api/names.ts): with orch's, `*.k8s.io` groups become `*.orch.io` and
+ * `kube-*` component users become `orch-*`. Computed per name set, on first use.
  * admin, edit and view are aggregated upstream from `system:aggregate-to-*` roles by a controller;
  * orch has no aggregation controller yet, so they carry their aggregated rules directly.
  */
-import {RBAC_API_VERSION, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type Subject} from './rbac-types.js';
+import {rbacApiVersion, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type Subject} from './rbac-types.js';
 import {AUTHENTICATED_GROUP, MASTERS_GROUP, UNAUTHENTICATED_GROUP} from './user.js';
+import {names, type NameSet, type NameSetId} from '../../../api/names.js';
 
 const CORE = '';
 const APPS = 'apps';
@@ -14,23 +16,13 @@ const BATCH = 'batch';
 const AUTOSCALING = 'autoscaling';
 const POLICY = 'policy';
 const EXTENSIONS = 'extensions';
-const RBAC = 'rbac.orch.io';
-const COORDINATION = 'coordination.orch.io';
-const AUTHENTICATION = 'authentication.orch.io';
-const AUTHORIZATION = 'authorization.orch.io';
-const DISCOVERY = 'discovery.orch.io';
-const NETWORKING = 'networking.orch.io';
-const EVENTS = 'events.orch.io';
-const STORAGE = 'storage.orch.io';
-const SCHEDULING = 'scheduling.orch.io';
 
 const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 const READ_WRITE = [...READ, ...WRITE];
 
-export const BOOTSTRAP_LABELS = {'orch.io/bootstrapping': 'rbac-defaults'};
-/** Upstream's `rbac.authorization.kubernetes.io/autoupdate`: the hook may reconcile these objects. */
-export const AUTOUPDATE_ANNOTATION = 'rbac.orch.io/autoupdate';
+/** The labels of every default object (`<labelDomain>/bootstrapping`). */
+export const bootstrapLabels = (n: NameSet = names()) => ({[n.labels.bootstrapping]: 'rbac-defaults'});
 
 function rule(verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule {
   return resourceNames ? {verbs, apiGroups, resources, resourceNames} : {verbs, apiGroups, resources};
@@ -40,122 +32,128 @@ function urls(verbs: string[], nonResourceURLs: string[]): PolicyRule {
   return {verbs, nonResourceURLs};
 }
 
-function clusterRole(name: string, rules: PolicyRule[]): ClusterRole {
-  return {
-    apiVersion: RBAC_API_VERSION,
-    kind: 'ClusterRole',
-    metadata: {name, labels: {...BOOTSTRAP_LABELS}, annotations: {[AUTOUPDATE_ANNOTATION]: 'true'}},
-    rules,
-  };
-}
+/** The default roles and bindings of one name set. */
+function policy(n: NameSet): {roles: ClusterRole[]; bindings: ClusterRoleBinding[]} {
+  const RBAC = n.groups.rbac;
+  const COORDINATION = n.groups.coordination;
+  const AUTHENTICATION = n.groups.authentication;
+  const AUTHORIZATION = n.groups.authorization;
+  const DISCOVERY = n.groups.discovery;
+  const NETWORKING = n.groups.networking;
+  const EVENTS = n.groups.events;
+  const STORAGE = n.groups.storage;
+  const SCHEDULING = n.groups.scheduling;
+  const CONTROLLER_MANAGER_USER = n.users.controllerManager;
+  const SCHEDULER_USER = n.users.scheduler;
+  const metadata = (name: string) => ({name, labels: bootstrapLabels(n), annotations: {[n.annotations.rbacAutoupdate]: 'true'}});
 
-function binding(roleName: string, subjects: Subject[], name = roleName): ClusterRoleBinding {
-  return {
-    apiVersion: RBAC_API_VERSION,
-    kind: 'ClusterRoleBinding',
-    metadata: {name, labels: {...BOOTSTRAP_LABELS}, annotations: {[AUTOUPDATE_ANNOTATION]: 'true'}},
-    roleRef: {apiGroup: RBAC, kind: 'ClusterRole', name: roleName},
-    subjects,
-  };
-}
+  function clusterRole(name: string, rules: PolicyRule[]): ClusterRole {
+    return {apiVersion: rbacApiVersion(n), kind: 'ClusterRole', metadata: metadata(name), rules};
+  }
 
-const group = (name: string): Subject => ({kind: 'Group', apiGroup: RBAC, name});
-const user = (name: string): Subject => ({kind: 'User', apiGroup: RBAC, name});
+  function binding(roleName: string, subjects: Subject[], name = roleName): ClusterRoleBinding {
+    return {
+      apiVersion: rbacApiVersion(n),
+      kind: 'ClusterRoleBinding',
+      metadata: metadata(name),
+      roleRef: {apiGroup: RBAC, kind: 'ClusterRole', name: roleName},
+      subjects,
+    };
+  }
 
-export const CONTROLLER_MANAGER_USER = 'system:orch-controller-manager';
-export const SCHEDULER_USER = 'system:orch-scheduler';
+  const group = (name: string): Subject => ({kind: 'Group', apiGroup: RBAC, name});
+  const user = (name: string): Subject => ({kind: 'User', apiGroup: RBAC, name});
 
-const viewRules: PolicyRule[] = [
-  rule(READ, [CORE], ['pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/status', 'endpoints', 'persistentvolumeclaims', 'persistentvolumeclaims/status', 'configmaps']),
-  rule(READ, [CORE], ['bindings', 'events', 'limitranges', 'namespaces/status', 'pods/log', 'pods/status', 'replicationcontrollers/status', 'resourcequotas', 'resourcequotas/status']),
-  rule(READ, [CORE], ['namespaces']),
-  rule(READ, [DISCOVERY], ['endpointslices']),
-  rule(READ, [APPS], ['controllerrevisions', 'statefulsets', 'statefulsets/scale', 'statefulsets/status', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status']),
-  rule(READ, [AUTOSCALING], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
-  rule(READ, [BATCH], ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status']),
-  rule(READ, [EXTENSIONS], ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'ingresses', 'ingresses/status', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicasets/status', 'replicationcontrollers/scale']),
-  rule(READ, [POLICY], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
-  rule(READ, [NETWORKING], ['networkpolicies', 'ingresses', 'ingresses/status']),
-];
+  const viewRules: PolicyRule[] = [
+    rule(READ, [CORE], ['pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/status', 'endpoints', 'persistentvolumeclaims', 'persistentvolumeclaims/status', 'configmaps']),
+    rule(READ, [CORE], ['bindings', 'events', 'limitranges', 'namespaces/status', 'pods/log', 'pods/status', 'replicationcontrollers/status', 'resourcequotas', 'resourcequotas/status']),
+    rule(READ, [CORE], ['namespaces']),
+    rule(READ, [DISCOVERY], ['endpointslices']),
+    rule(READ, [APPS], ['controllerrevisions', 'statefulsets', 'statefulsets/scale', 'statefulsets/status', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status']),
+    rule(READ, [AUTOSCALING], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
+    rule(READ, [BATCH], ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status']),
+    rule(READ, [EXTENSIONS], ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'ingresses', 'ingresses/status', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicasets/status', 'replicationcontrollers/scale']),
+    rule(READ, [POLICY], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
+    rule(READ, [NETWORKING], ['networkpolicies', 'ingresses', 'ingresses/status']),
+  ];
 
-const editRules: PolicyRule[] = [
-  rule(['impersonate'], [CORE], ['serviceaccounts']),
-  rule(WRITE, [CORE], ['pods', 'pods/attach', 'pods/proxy', 'pods/exec', 'pods/portforward']),
-  rule(['create'], [CORE], ['pods/eviction']),
-  rule(WRITE, [CORE], ['replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/proxy', 'persistentvolumeclaims', 'configmaps', 'secrets', 'events']),
-  rule(['create'], [CORE], ['serviceaccounts/token']),
-  rule(WRITE, [APPS], ['statefulsets', 'statefulsets/scale', 'daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'replicasets', 'replicasets/scale']),
-  rule(WRITE, [AUTOSCALING], ['horizontalpodautoscalers']),
-  rule(WRITE, [BATCH], ['cronjobs', 'jobs']),
-  rule(WRITE, [EXTENSIONS], ['daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'ingresses', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale']),
-  rule(WRITE, [POLICY], ['poddisruptionbudgets']),
-  rule(WRITE, [NETWORKING], ['networkpolicies', 'ingresses']),
-  rule(READ_WRITE, [COORDINATION], ['leases']),
-  // Reading secrets and the pod proxies is edit's, not view's (they can reveal credentials).
-  rule(READ, [CORE], ['pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy', 'secrets', 'services/proxy']),
-  ...viewRules,
-];
+  const editRules: PolicyRule[] = [
+    rule(['impersonate'], [CORE], ['serviceaccounts']),
+    rule(WRITE, [CORE], ['pods', 'pods/attach', 'pods/proxy', 'pods/exec', 'pods/portforward']),
+    rule(['create'], [CORE], ['pods/eviction']),
+    rule(WRITE, [CORE], ['replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/proxy', 'persistentvolumeclaims', 'configmaps', 'secrets', 'events']),
+    rule(['create'], [CORE], ['serviceaccounts/token']),
+    rule(WRITE, [APPS], ['statefulsets', 'statefulsets/scale', 'daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'replicasets', 'replicasets/scale']),
+    rule(WRITE, [AUTOSCALING], ['horizontalpodautoscalers']),
+    rule(WRITE, [BATCH], ['cronjobs', 'jobs']),
+    rule(WRITE, [EXTENSIONS], ['daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'ingresses', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale']),
+    rule(WRITE, [POLICY], ['poddisruptionbudgets']),
+    rule(WRITE, [NETWORKING], ['networkpolicies', 'ingresses']),
+    rule(READ_WRITE, [COORDINATION], ['leases']),
+    // Reading secrets and the pod proxies is edit's, not view's (they can reveal credentials).
+    rule(READ, [CORE], ['pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy', 'secrets', 'services/proxy']),
+    ...viewRules,
+  ];
 
-const adminRules: PolicyRule[] = [
-  rule(['create'], [AUTHORIZATION], ['localsubjectaccessreviews']),
-  rule(READ_WRITE, [RBAC], ['rolebindings', 'roles']),
-  ...editRules,
-];
+  const adminRules: PolicyRule[] = [
+    rule(['create'], [AUTHORIZATION], ['localsubjectaccessreviews']),
+    rule(READ_WRITE, [RBAC], ['rolebindings', 'roles']),
+    ...editRules,
+  ];
 
-const nodeRules: PolicyRule[] = [
-  rule(['create', 'get', 'list', 'watch', 'patch', 'update', 'delete'], [CORE], ['nodes']),
-  rule(['patch', 'update'], [CORE], ['nodes/status']),
-  rule(READ, [CORE], ['services', 'endpoints', 'configmaps', 'secrets', 'persistentvolumeclaims', 'persistentvolumes']),
-  rule(['get', 'list', 'watch', 'create', 'delete'], [CORE], ['pods']),
-  rule(['patch', 'update'], [CORE], ['pods/status']),
-  rule(['create'], [CORE], ['pods/eviction', 'serviceaccounts/token']),
-  rule(['create', 'patch', 'update'], [CORE, EVENTS], ['events']),
-  rule(['get', 'create', 'update', 'patch', 'delete'], [COORDINATION], ['leases']),
-  rule(['create'], [AUTHENTICATION], ['tokenreviews']),
-  rule(['create'], [AUTHORIZATION], ['subjectaccessreviews', 'localsubjectaccessreviews']),
-  rule(READ, [STORAGE], ['csidrivers', 'csinodes', 'volumeattachments']),
-  rule(READ, [SCHEDULING], ['priorityclasses']),
-];
+  const nodeRules: PolicyRule[] = [
+    rule(['create', 'get', 'list', 'watch', 'patch', 'update', 'delete'], [CORE], ['nodes']),
+    rule(['patch', 'update'], [CORE], ['nodes/status']),
+    rule(READ, [CORE], ['services', 'endpoints', 'configmaps', 'secrets', 'persistentvolumeclaims', 'persistentvolumes']),
+    rule(['get', 'list', 'watch', 'create', 'delete'], [CORE], ['pods']),
+    rule(['patch', 'update'], [CORE], ['pods/status']),
+    rule(['create'], [CORE], ['pods/eviction', 'serviceaccounts/token']),
+    rule(['create', 'patch', 'update'], [CORE, EVENTS], ['events']),
+    rule(['get', 'create', 'update', 'patch', 'delete'], [COORDINATION], ['leases']),
+    rule(['create'], [AUTHENTICATION], ['tokenreviews']),
+    rule(['create'], [AUTHORIZATION], ['subjectaccessreviews', 'localsubjectaccessreviews']),
+    rule(READ, [STORAGE], ['csidrivers', 'csinodes', 'volumeattachments']),
+    rule(READ, [SCHEDULING], ['priorityclasses']),
+  ];
 
-/**
- * Upstream's controller manager role only covers what it does itself, because upstream runs each
- * controller with its own service account. orch's controller manager runs every controller as this
- * one user, so the role also grants what those controllers do: read everything, manage the
- * workloads, pods, nodes, endpoints and events, and clean up namespaces and dependents (delete and
- * update on any resource, for the namespace and garbage collectors).
- */
-const controllerManagerRules: PolicyRule[] = [
-  rule(['create', 'patch', 'update'], [CORE, EVENTS], ['events']),
-  rule(['create'], [COORDINATION], ['leases']),
-  rule(['get', 'update'], [COORDINATION], ['leases'], ['orch-controller-manager']),
-  rule(['create'], [AUTHENTICATION], ['tokenreviews']),
-  rule(['create'], [AUTHORIZATION], ['subjectaccessreviews']),
-  rule(['get', 'list', 'watch', 'delete', 'deletecollection', 'patch', 'update'], ['*'], ['*']),
-  rule(['create'], [CORE], ['pods', 'pods/binding', 'pods/eviction', 'endpoints', 'namespaces', 'nodes', 'serviceaccounts', 'serviceaccounts/token', 'secrets', 'configmaps', 'services', 'replicationcontrollers']),
-  rule(['create'], [APPS], ['replicasets', 'controllerrevisions', 'deployments', 'statefulsets', 'daemonsets']),
-  rule(['create'], [BATCH], ['jobs']),
-  rule(['create'], [DISCOVERY], ['endpointslices']),
-  rule(['update', 'patch'], [CORE], ['namespaces/finalize', 'namespaces/status', 'nodes/status', 'pods/status', 'replicationcontrollers/status']),
-];
+  /**
+   * Upstream's controller manager role only covers what it does itself, because upstream runs each
+   * controller with its own service account. orch's controller manager runs every controller as this
+   * one user, so the role also grants what those controllers do: read everything, manage the
+   * workloads, pods, nodes, endpoints and events, and clean up namespaces and dependents (delete and
+   * update on any resource, for the namespace and garbage collectors).
+   */
+  const controllerManagerRules: PolicyRule[] = [
+    rule(['create', 'patch', 'update'], [CORE, EVENTS], ['events']),
+    rule(['create'], [COORDINATION], ['leases']),
+    rule(['get', 'update'], [COORDINATION], ['leases'], [n.leases.controllerManager]),
+    rule(['create'], [AUTHENTICATION], ['tokenreviews']),
+    rule(['create'], [AUTHORIZATION], ['subjectaccessreviews']),
+    rule(['get', 'list', 'watch', 'delete', 'deletecollection', 'patch', 'update'], ['*'], ['*']),
+    rule(['create'], [CORE], ['pods', 'pods/binding', 'pods/eviction', 'endpoints', 'namespaces', 'nodes', 'serviceaccounts', 'serviceaccounts/token', 'secrets', 'configmaps', 'services', 'replicationcontrollers']),
+    rule(['create'], [APPS], ['replicasets', 'controllerrevisions', 'deployments', 'statefulsets', 'daemonsets']),
+    rule(['create'], [BATCH], ['jobs']),
+    rule(['create'], [DISCOVERY], ['endpointslices']),
+    rule(['update', 'patch'], [CORE], ['namespaces/finalize', 'namespaces/status', 'nodes/status', 'pods/status', 'replicationcontrollers/status']),
+  ];
 
-const schedulerRules: PolicyRule[] = [
-  rule(['create', 'patch', 'update'], [CORE, EVENTS], ['events']),
-  rule(['create'], [COORDINATION], ['leases']),
-  rule(['get', 'update'], [COORDINATION], ['leases'], ['orch-scheduler']),
-  rule(READ, [CORE], ['nodes', 'namespaces', 'replicationcontrollers', 'services', 'persistentvolumeclaims', 'persistentvolumes']),
-  rule([...READ, 'delete'], [CORE], ['pods']),
-  rule(['create'], [CORE], ['bindings', 'pods/binding']),
-  rule(['patch', 'update'], [CORE], ['pods/status']),
-  rule(READ, [APPS, EXTENSIONS], ['replicasets']),
-  rule(READ, [APPS], ['statefulsets']),
-  rule(READ, [POLICY], ['poddisruptionbudgets']),
-  rule(READ, [STORAGE], ['csidrivers', 'csinodes', 'csistoragecapacities', 'storageclasses']),
-  rule(['create'], [AUTHENTICATION], ['tokenreviews']),
-  rule(['create'], [AUTHORIZATION], ['subjectaccessreviews']),
-];
+  const schedulerRules: PolicyRule[] = [
+    rule(['create', 'patch', 'update'], [CORE, EVENTS], ['events']),
+    rule(['create'], [COORDINATION], ['leases']),
+    rule(['get', 'update'], [COORDINATION], ['leases'], [n.leases.scheduler]),
+    rule(READ, [CORE], ['nodes', 'namespaces', 'replicationcontrollers', 'services', 'persistentvolumeclaims', 'persistentvolumes']),
+    rule([...READ, 'delete'], [CORE], ['pods']),
+    rule(['create'], [CORE], ['bindings', 'pods/binding']),
+    rule(['patch', 'update'], [CORE], ['pods/status']),
+    rule(READ, [APPS, EXTENSIONS], ['replicasets']),
+    rule(READ, [APPS], ['statefulsets']),
+    rule(READ, [POLICY], ['poddisruptionbudgets']),
+    rule(READ, [STORAGE], ['csidrivers', 'csinodes', 'csistoragecapacities', 'storageclasses']),
+    rule(['create'], [AUTHENTICATION], ['tokenreviews']),
+    rule(['create'], [AUTHORIZATION], ['subjectaccessreviews']),
+  ];
 
-export function bootstrapClusterRoles(): ClusterRole[] {
-  return [
+  const roles = [
     clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])]),
     clusterRole('admin', adminRules),
     clusterRole('edit', editRules),
@@ -175,10 +173,8 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     clusterRole('system:aggregate-to-admin', adminRules),
     clusterRole('system:auth-delegator', [rule(['create'], [AUTHENTICATION], ['tokenreviews']), rule(['create'], [AUTHORIZATION], ['subjectaccessreviews'])]),
   ];
-}
 
-export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
-  return [
+  const bindings = [
     binding('cluster-admin', [group(MASTERS_GROUP)]),
     binding('system:discovery', [group(AUTHENTICATED_GROUP)]),
     binding('system:basic-user', [group(AUTHENTICATED_GROUP)]),
@@ -189,4 +185,27 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     binding(CONTROLLER_MANAGER_USER, [user(CONTROLLER_MANAGER_USER)]),
     binding(SCHEDULER_USER, [user(SCHEDULER_USER)]),
   ];
+  return {roles, bindings};
+}
+
+const memo = new Map<NameSetId, ReturnType<typeof policy>>();
+
+function policyOf(n: NameSet): ReturnType<typeof policy> {
+  let entry = memo.get(n.id);
+  if (!entry) memo.set(n.id, (entry = policy(n)));
+  return entry;
+}
+
+/** The default cluster roles of the active name set (fresh copies: callers may change them). */
+export function bootstrapClusterRoles(n: NameSet = names()): ClusterRole[] {
+  return structuredClone(policyOf(n).roles);
+}
+
+export function bootstrapClusterRoleBindings(n: NameSet = names()): ClusterRoleBinding[] {
+  return structuredClone(policyOf(n).bindings);
+}
+
+/** The rules of the `system:node` role of the active name set: what the Node authorizer grants beyond its graph. */
+export function nodePolicyRules(n: NameSet = names()): readonly PolicyRule[] {
+  return policyOf(n).roles.find((r) => r.metadata.name === 'system:node')?.rules ?? [];
 }

@@ -4,6 +4,7 @@
  * `impersonate`, and on success the request proceeds as the impersonated identity. The server
  * removes the headers afterwards (`isImpersonationHeader`).
  */
+import {names} from '../../../api/names.js';
 import type {AuthorizationAttributes, Authorizer} from './attributes.js';
 import {headerValue, headerValues, type AuthenticationRequest} from './request.js';
 import {badRequestStatus, forbiddenStatus, type FailureStatus} from './status.js';
@@ -13,7 +14,6 @@ export const IMPERSONATE_USER_HEADER = 'impersonate-user';
 export const IMPERSONATE_GROUP_HEADER = 'impersonate-group';
 export const IMPERSONATE_UID_HEADER = 'impersonate-uid';
 export const IMPERSONATE_EXTRA_PREFIX = 'impersonate-extra-';
-export const AUTHENTICATION_GROUP = 'authentication.orch.io';
 
 export function isImpersonationHeader(lowercaseName: string): boolean {
   return lowercaseName === IMPERSONATE_USER_HEADER || lowercaseName === IMPERSONATE_GROUP_HEADER || lowercaseName === IMPERSONATE_UID_HEADER || lowercaseName.startsWith(IMPERSONATE_EXTRA_PREFIX);
@@ -54,11 +54,11 @@ function impersonationRequests(request: Pick<AuthenticationRequest, 'headers' | 
   for (const header of extraHeaders) {
     const key = unescapeExtraKey(header.slice(IMPERSONATE_EXTRA_PREFIX.length).toLowerCase());
     for (const value of headerValues(request, header)) {
-      requests.push({kind: 'UserExtra', apiVersion: `${AUTHENTICATION_GROUP}/v1`, name: value, fieldPath: key});
+      requests.push({kind: 'UserExtra', apiVersion: `${names().groups.authentication}/v1`, name: value, fieldPath: key});
     }
   }
   const uid = headerValue(request, IMPERSONATE_UID_HEADER);
-  if (uid) requests.push({kind: 'UID', apiVersion: `${AUTHENTICATION_GROUP}/v1`, name: uid});
+  if (uid) requests.push({kind: 'UID', apiVersion: `${names().groups.authentication}/v1`, name: uid});
   return requests;
 }
 
@@ -102,13 +102,13 @@ export async function impersonate(
         groups.push(element.name);
         break;
       case 'UserExtra':
-        attributes.apiGroup = AUTHENTICATION_GROUP;
+        attributes.apiGroup = names().groups.authentication;
         attributes.resource = 'userextras';
         attributes.subresource = element.fieldPath;
         (extra[element.fieldPath!] ??= []).push(element.name);
         break;
       case 'UID':
-        attributes.apiGroup = AUTHENTICATION_GROUP;
+        attributes.apiGroup = names().groups.authentication;
         attributes.resource = 'uids';
         uid = element.name;
         break;

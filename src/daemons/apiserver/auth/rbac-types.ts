@@ -1,7 +1,7 @@
-/** The RBAC objects of `rbac.orch.io/v1`, in upstream's shapes (rbac.authorization.k8s.io/v1). */
+/** The RBAC objects of the name set's RBAC group (`rbac.orch.io/v1`), in upstream's shapes (rbac.authorization.k8s.io/v1). */
+import {names, type NameSet} from '../../../api/names.js';
 
-export const RBAC_GROUP = 'rbac.orch.io';
-export const RBAC_API_VERSION = `${RBAC_GROUP}/v1`;
+export const rbacApiVersion = (n: NameSet = names()) => `${n.groups.rbac}/v1`;
 
 export interface PolicyRule {
   verbs: string[];

@@ -3,6 +3,7 @@
  * in-cluster names of the default `orch` service, as upstream's self-signed certificate does for
  * `kubernetes`. Pure.
  */
+import {names} from '../../../api/names.js';
 import {isIP} from 'node:net';
 import type {ServingNames} from './certificates.js';
 
@@ -23,15 +24,16 @@ const UNSPECIFIED = new Set(['0.0.0.0', '::', '']);
 
 export function servingCertificateNames(inputs: ServingNameInputs): ServingNames {
   const domain = inputs.clusterDomain ?? 'cluster.local';
+  const service = names().defaultService;
   const candidates = [
     inputs.advertiseAddress,
     ...(inputs.extra ?? []),
     inputs.hostname,
     'localhost',
-    'orch',
-    'orch.default',
-    'orch.default.svc',
-    `orch.default.svc.${domain}`,
+    service,
+    `${service}.default`,
+    `${service}.default.svc`,
+    `${service}.default.svc.${domain}`,
     '127.0.0.1',
     '::1',
     inputs.serviceIp,

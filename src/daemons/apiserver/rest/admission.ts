@@ -3,6 +3,7 @@
  * upstream runs them around the registry's own defaulting and validation. NamespaceLifecycle is
  * the first plugin; more plugins slot in through `AdmissionChain`'s constructor.
  */
+import { names } from '../../../api/names.js';
 import type { ResourceInfo } from '../../../api/resources.js';
 import { forbidden, notFound } from '../../../api/status.js';
 import type { JsonObject } from '../../../patch/types.js';
@@ -45,7 +46,7 @@ export class AdmissionChain {
 }
 
 /** The namespaces that can never be deleted (upstream: default, kube-system, kube-public). */
-export const IMMORTAL_NAMESPACES = new Set(['default', 'orch-system', 'orch-public']);
+export const immortalNamespaces = (): string[] => ['default', names().namespaces.system, names().namespaces.public];
 
 const NAMESPACES = { group: '', resource: 'namespaces' };
 
@@ -62,7 +63,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     const { resource, operation } = attributes;
     const gr = { group: resource.group, resource: resource.plural };
     if (resource.kind === 'Namespace' && resource.group === '') {
-      if (operation === 'DELETE' && IMMORTAL_NAMESPACES.has(attributes.name)) {
+      if (operation === 'DELETE' && immortalNamespaces().includes(attributes.name)) {
         throw forbidden(gr, attributes.name, 'this namespace may not be deleted');
       }
       return;

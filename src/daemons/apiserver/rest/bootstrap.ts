@@ -1,8 +1,10 @@
 /**
- * Post-start objects: the system namespaces, the `orch` service (and its endpoints) in `default`,
+ * Post-start objects: the system namespaces, the default service (`orch`, or `kubernetes` with
+ * upstream's names) and its endpoints in `default`,
  * and the system priority classes. Idempotent: objects that exist are left as they are.
  */
-import { BUILTIN_RESOURCES, type ResourceInfo } from '../../../api/resources.js';
+import { names } from '../../../api/names.js';
+import { builtinResources, type ResourceInfo } from '../../../api/resources.js';
 import { ApiError } from '../../../api/status.js';
 import type { JsonObject } from '../../../patch/types.js';
 import type { Store } from '../storage/store.js';
@@ -10,7 +12,11 @@ import { AdmissionChain } from './admission.js';
 import { RegistryStore, type WriteContext } from './registry-store.js';
 import { systemClock, type Clock } from './types.js';
 
-export const SYSTEM_NAMESPACES = ['default', 'orch-system', 'orch-public', 'orch-node-lease'];
+/** `default` and the name set's system, public and node-lease namespaces. */
+export function systemNamespaces(): string[] {
+  const {system, public: publicNs, nodeLease} = names().namespaces;
+  return ['default', system, publicNs, nodeLease];
+}
 
 export interface BootstrapOptions {
   clock?: Clock;
@@ -19,14 +25,14 @@ export interface BootstrapOptions {
   serviceClusterIPRange?: string | string[];
   /** `--secure-port`, the service's target port. Default 6443. */
   securePort?: number;
-  /** The advertised address; when given, the `orch` endpoints point at it. */
+  /** The advertised address; when given, the default service's endpoints point at it. */
   advertiseAddress?: string;
 }
 
 const SYSTEM_WRITE: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, fieldManager: 'orch-apiserver' };
 
 function registry(store: Store, plural: string, options: BootstrapOptions): RegistryStore {
-  const info = BUILTIN_RESOURCES.find((r) => r.plural === plural) as ResourceInfo;
+  const info = builtinResources().find((r) => r.plural === plural) as ResourceInfo;
   return new RegistryStore(info, { store, clock: options.clock ?? systemClock, keyPrefix: (options.keyPrefix ?? '/registry').replace(/\/+$/, ''), admission: new AdmissionChain([]) });
 }
 
@@ -71,7 +77,7 @@ function expandIPv6(address: string): string[] {
 
 export async function bootstrapNamespaces(store: Store, options: BootstrapOptions = {}): Promise<void> {
   const namespaces = registry(store, 'namespaces', options);
-  for (const name of SYSTEM_NAMESPACES) {
+  for (const name of systemNamespaces()) {
     await ensure(namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
   const range = Array.isArray(options.serviceClusterIPRange) ? options.serviceClusterIPRange[0] : options.serviceClusterIPRange;
@@ -80,7 +86,7 @@ export async function bootstrapNamespaces(store: Store, options: BootstrapOption
   await ensure(registry(store, 'services', options), 'default', {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: 'orch', namespace: 'default', labels: { component: 'apiserver', provider: 'orch' } },
+    metadata: { name: names().defaultService, namespace: 'default', labels: { component: 'apiserver', provider: names().defaultService } },
     spec: {
       type: 'ClusterIP',
       clusterIP,
@@ -96,7 +102,7 @@ export async function bootstrapNamespaces(store: Store, options: BootstrapOption
     await ensure(registry(store, 'endpoints', options), 'default', {
       apiVersion: 'v1',
       kind: 'Endpoints',
-      metadata: { name: 'orch', namespace: 'default', labels: { 'endpointslice.orch.io/skip-mirror': 'true' } },
+      metadata: { name: names().defaultService, namespace: 'default', labels: { [names().labels.endpointSliceSkipMirror]: 'true' } },
       subsets: [{ addresses: [{ ip: options.advertiseAddress }], ports: [{ name: 'https', port: securePort, protocol: 'TCP' }] }],
     });
   }
@@ -114,7 +120,7 @@ export async function bootstrapPriorityClasses(store: Store, options: BootstrapO
   const classes = registry(store, 'priorityclasses', options);
   for (const pc of SYSTEM_PRIORITY_CLASSES) {
     await ensure(classes, '', {
-      apiVersion: 'scheduling.orch.io/v1',
+      apiVersion: `${names().groups.scheduling}/v1`,
       kind: 'PriorityClass',
       metadata: { name: pc.name },
       value: pc.value,

@@ -1,8 +1,9 @@
 /**
  * List continuation tokens, shaped like upstream's (storage/continue.go): base64url without
- * padding of `{"v":"meta.orch.io/v1","rv":<revision>,"start":"<key after the list prefix>"}`.
+ * padding of `{"v":"<meta group>/v1","rv":<revision>,"start":"<key after the list prefix>"}`.
  * Opaque to clients; the revision pins every page to one consistent snapshot.
  */
+import { names } from '../../../api/names.js';
 import { badRequest } from '../../../api/status.js';
 
 export interface ContinueToken {
@@ -11,10 +12,11 @@ export interface ContinueToken {
   startAfter: string;
 }
 
-const VERSION = 'meta.orch.io/v1';
+/** `meta.orch.io/v1` with orch's names, `meta.k8s.io/v1` (as upstream) with upstream's. */
+const version = () => `${names().groups.meta}/v1`;
 
 export function encodeContinue(token: ContinueToken): string {
-  return Buffer.from(JSON.stringify({ v: VERSION, rv: token.revision, start: token.startAfter })).toString('base64url');
+  return Buffer.from(JSON.stringify({ v: version(), rv: token.revision, start: token.startAfter })).toString('base64url');
 }
 
 export function decodeContinue(text: string): ContinueToken {
@@ -25,9 +27,10 @@ export function decodeContinue(text: string): ContinueToken {
     throw badRequest('continue key is not valid: illegal base64 data or json');
   }
   const record = parsed as { v?: unknown; rv?: unknown; start?: unknown };
-  if (record?.v !== VERSION) throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.orch.io/v1)');
+  const wrongVersion = () => badRequest(`continue key is not valid: incorrect encoded start resourceVersion (version ${version()})`);
+  if (record?.v !== version()) throw wrongVersion();
   if (typeof record.rv !== 'number' || !Number.isInteger(record.rv) || record.rv <= 0) {
-    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.orch.io/v1)');
+    throw wrongVersion();
   }
   if (typeof record.start !== 'string' || record.start.startsWith('/') || record.start.split('/').includes('..')) {
     throw badRequest('continue key is not valid: invalid start key');

@@ -3,6 +3,7 @@
  * subresource, over a Store. Framework-free: `(req, res, ctx) => Promise<boolean>`, answering
  * false for paths that are not the API's so the server can route them elsewhere.
  */
+import { names } from '../../../api/names.js';
 import { groupVersionOf, ResourceRegistry, type ResourceInfo } from '../../../api/resources.js';
 import {
   ApiError, badRequest, failureStatus, field, forbidden, internalError, invalid, qualifiedResource, serviceUnavailable, successStatus,
@@ -17,10 +18,11 @@ import { CrdInformer, crdStrategy } from './crd.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
-import { decodeBody, negotiate, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
-import { deepCopy, stringAt } from './objects.js';
-import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_ACCEPT, openApiDocument, openApiRoot, openApiV2Document, openApiV2Protobuf } from './openapi.js';
+import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
+import { deepCopy, rfc3339, stringAt } from './objects.js';
+import { OpenApiService } from './openapi/index.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
+import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
 import { subresourceWrite } from './partial-writes.js';
 import { serveCatalogRest } from './catalog-rest.js';
@@ -28,10 +30,12 @@ import { defaultProbes, type ComponentProbe } from './component-status.js';
 import type { AgentTls } from './proxy.js';
 import type { RulesResolver } from './reviews.js';
 import { RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
+import type { WriteGuard } from './write-guard.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.js';
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
 import { serveWatch, type ActiveWatch } from './watch.js';
+import { parseFieldValidation, SchemaRegistry, validateWrite, type FieldValidation } from './validation/index.js';
 
 export interface ApiHandlerOptions {
   store: Store;
@@ -56,12 +60,23 @@ export interface ApiHandlerOptions {
   rulesFor?: RulesResolver;
   /** What componentstatuses probe (default: the controller manager's port and the store). */
   componentProbes?: ComponentProbe[];
+  /** Schemas per kind: the built-ins, plus what custom resources register (see validation/schema-registry.ts). */
+  schemas?: SchemaRegistry;
+  /**
+   * Schema validation of writes (default on). Off only for bench/apiserver.mjs, which measures its
+   * cost; the process-level switch is the internal environment variable ORCH_INTERNAL_SCHEMA_VALIDATION=off.
+   */
+  schemaValidation?: boolean;
+  /** Registries' own write checks by resource (RBAC's escalation prevention). */
+  writeGuards?: (info: ResourceInfo) => WriteGuard | undefined;
 }
 
 export interface ApiHandler {
   (req: ApiRequest, res: ApiResponse, ctx: RequestContext): Promise<boolean>;
   /** The served resources (built-ins and established CRDs). */
   readonly registry: ResourceRegistry;
+  /** Schemas per kind; custom resources register theirs here (validation and /openapi documents). */
+  readonly schemas: SchemaRegistry;
   /** The `crd-informer-synced` check: the stored CRDs have been loaded once. */
   crdInformerSynced(): boolean;
   /** Resolves once the CRD informer has synced (it starts with the handler and retries while the store is down). */
@@ -73,8 +88,6 @@ export interface ApiHandler {
   /** Stops the CRD informer and ends the watches. */
   stop(): void;
 }
-
-const CRD_GROUP = 'apiextensions.orch.io';
 
 function toDeleteOptions(query: URLSearchParams, body: unknown): { options: DeleteOptions; dryRun: string[] } {
   const errors: FieldError[] = [];
@@ -103,7 +116,7 @@ function toDeleteOptions(query: URLSearchParams, body: unknown): { options: Dele
       resourceVersion: typeof preconditions.resourceVersion === 'string' ? preconditions.resourceVersion : undefined,
     };
   }
-  if (errors.length) throw invalid({ group: 'meta.orch.io', kind: 'DeleteOptions' }, '', errors);
+  if (errors.length) throw invalid({ group: names().groups.meta, kind: 'DeleteOptions' }, '', errors);
   const dryRun = Array.isArray(source.dryRun) ? source.dryRun.filter((s): s is string => typeof s === 'string') : [];
   return { options, dryRun };
 }
@@ -130,10 +143,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const maxBody = options.maxRequestBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   const watches = new Set<ActiveWatch>();
   const componentProbes = options.componentProbes ?? defaultProbes(store);
+  const schemas = options.schemas ?? new SchemaRegistry();
+  const openApi = new OpenApiService(registry, schemas);
+  const schemaValidation = options.schemaValidation ?? process.env.ORCH_INTERNAL_SCHEMA_VALIDATION !== 'off';
 
   const registries = new Map<ResourceInfo, RegistryStore>();
   const namespaceInfo = registry.lookup('', 'v1', 'namespaces')!;
-  const crdInfo = registry.lookup(CRD_GROUP, 'v1', 'customresourcedefinitions')!;
+  const crdInfo = registry.lookup(names().groups.apiextensions, 'v1', 'customresourcedefinitions')!;
 
   // Admission needs to read namespaces; it goes through the same registry as the API.
   const getNamespace = async (name: string) => {
@@ -146,14 +162,16 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     let found = registries.get(info);
     if (!found) {
       const base = strategyFor(info);
-      const strategy = info === crdInfo ? crdStrategy(base, clock) : base;
-      found = new RegistryStore(info, { store, clock, keyPrefix, admission }, strategy);
+      // Custom resources: their CRD's schema, conversion and printing (custom-resources.ts).
+      const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
+      const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
+      found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info) }, strategy);
       registries.set(info, found);
     }
     return found;
   }
 
-  const crdPrefix = registryFor(crdInfo).collectionPrefix('');
+  const crdPrefix = `${keyPrefix}/${crdInfo.storagePrefix}/`;
   const informer = new CrdInformer(store, registry, crdPrefix);
   const synced = informer.start();
 
@@ -187,22 +205,45 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   function writeContext(req: ApiRequest, ctx: RequestContext, query: URLSearchParams, optionsKind: string, subresource: string, dryRunFromBody: string[] = []): WriteContext {
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, optionsKind, managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), dryRunFromBody);
-    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource };
+    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource, authorize: (a) => ctx.authorize(a) };
   }
 
   async function readJsonBody(req: ApiRequest): Promise<unknown> {
+    return (await readDecodedBody(req)).value;
+  }
+
+  /** The decoded body and, for JSON and YAML, its text (the validation stage reads duplicate keys there). */
+  async function readDecodedBody(req: ApiRequest): Promise<{ value: unknown; text?: { text: string; yaml: boolean } }> {
     const body = await readBody(req, maxBody);
-    const contentType = req.headers['content-type'];
-    const value = decodeBody(Array.isArray(contentType) ? contentType[0] : contentType, body);
+    const header = req.headers['content-type'];
+    const contentType = Array.isArray(header) ? header[0] : header;
+    const value = decodeBody(contentType, body);
     checkDepth(value);
-    return value;
+    const type = parseMediaType(contentType ?? 'application/json').type || 'application/json';
+    const yaml = type.endsWith('yaml');
+    if (!yaml && type !== 'application/json' && type !== '*/*') return { value };
+    return { value, text: { text: body.toString('utf8'), yaml } };
+  }
+
+  /** The validation stage for a write of `object` as `info`'s kind; answers the warnings to send. */
+  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch', name: string,
+    body?: { text: string; yaml: boolean }, checkRequired = true): string[] {
+    if (!schemaValidation || !isJsonObject(object)) return [];
+    return validateWrite(schemas, {
+      group: info.group, version: info.version, kind: info.kind, name: name || stringAt(object, 'metadata', 'name') || '',
+      object, mode, operation, body, checkRequired,
+    }).warnings;
+  }
+
+  /** A Table of objects: the custom resource's printer columns, or the built-in kind's. */
+  function tableOf(store: RegistryStore, objects: JsonObject[], metadata: JsonObject, rep: Extract<Representation, { kind: 'table' }>): JsonObject {
+    const options = { apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now() };
+    return store.hooks ? store.hooks.table(objects, metadata, options) : toTable(store.info.kind, objects, metadata, options);
   }
 
   function respondObject(res: ApiResponse, code: number, object: JsonObject, rep: Representation, pretty: boolean, info: ResourceInfo): void {
     if (rep.kind === 'table' && object.kind !== 'Status') {
-      const table = toTable(info.kind, [object], { resourceVersion: stringAt(object, 'metadata', 'resourceVersion') ?? '' }, {
-        apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now(),
-      });
+      const table = tableOf(registryFor(info), [object], { resourceVersion: stringAt(object, 'metadata', 'resourceVersion') ?? '' }, rep);
       writeJson(res, code, table, { pretty, contentType: representationContentType(rep) });
       return;
     }
@@ -236,12 +277,18 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     })) return;
     const store = registryFor(info);
     const name = request.name;
+    // Deprecated custom resource versions warn on every request (upstream's deprecation warning).
+    const warning = store.hooks?.warning;
+    const setHeader = (res as { setHeader?: (name: string, value: string) => void }).setHeader;
+    if (warning && setHeader) setHeader.call(res, 'Warning', `299 - ${JSON.stringify(warning)}`);
+    const scaleOf = (object: JsonObject) => (store.hooks?.toScale ? store.hooks.toScale(object) : toScale(object, info.kind));
+    const scaleInto = (object: JsonObject, body: unknown) => (store.hooks?.applyScale ? store.hooks.applyScale(object, body, name) : applyScale(object, body, name));
 
     switch (request.verb) {
       case 'get': {
         const rep = negotiate(acceptOf(req), !sub || sub.name === 'status', query.get('includeObject') ?? 'Metadata');
         const object = await store.get(namespace, name, query.get('resourceVersion') ?? undefined);
-        if (sub?.name === 'scale') return writeJson(res, 200, toScale(object, info.kind), { pretty });
+        if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
         return respondObject(res, 200, object, rep, pretty, info);
       }
       case 'list': {
@@ -252,7 +299,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const metadata: JsonObject = { resourceVersion: listed.resourceVersion };
         if (listed.continue) metadata.continue = listed.continue;
         if (rep.kind === 'table') {
-          const table = toTable(info.kind, listed.items, metadata, { apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now() });
+          const table = tableOf(store, listed.items, metadata, rep);
           return writeJson(res, 200, table, { pretty, contentType: representationContentType(rep) });
         }
         return writeJson(res, 200, { kind: listKindOf(info), apiVersion: groupVersionOf(info), metadata, items: listed.items }, { pretty });
@@ -278,46 +325,51 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           await store.update(namespace, name, wctx, (pod) => bindPod(pod, body, name, clock.now()));
           return writeJson(res, 201, successStatus(201), { pretty });
         }
-        const body = await readJsonBody(req);
+        const decoded = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'CreateOptions', '');
-        const created = await store.create(namespace, body, wctx);
+        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text);
+        const created = await store.create(namespace, decoded.value, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(created);
-        return writeJson(res, 201, created, { pretty });
+        return writeJson(res, 201, created, { pretty, warnings });
       }
       case 'update': {
-        const body = await readJsonBody(req);
+        const { value: body, text: bodyText } = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'UpdateOptions', sub?.name ?? '');
         if (sub?.name === 'scale') {
-          const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, applyScale(current, body, name)));
-          return writeJson(res, 200, toScale(object, info.kind), { pretty });
+          const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, scaleInto(current, body)));
+          return writeJson(res, 200, scaleOf(object), { pretty });
         }
         if (sub?.name === 'finalize') {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
           return writeJson(res, 200, object, { pretty });
         }
+        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, !sub);
         const { object, created } = await store.replace(namespace, name, body, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-        return writeJson(res, created ? 201 : 200, object, { pretty });
+        return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
       }
       case 'patch': {
         const contentType = req.headers['content-type'];
         const patchType = patchTypeOf(Array.isArray(contentType) ? contentType[0] : contentType, info.custom === true);
-        if (patchType === 'apply') throw serverSideApplyUnsupported();
+        if (patchType === 'apply') return serveApply(req, res, ctx, query, info, store, namespace, name, sub?.name, pretty);
         const body = await readBody(req, maxBody);
         const wctx = writeContext(req, ctx, query, 'PatchOptions', sub?.name ?? '');
+        const mode = parseFieldValidation(query, 'PatchOptions');
+        let warnings: string[] = [];
         const { object } = await store.update(namespace, name, wctx, (current) => {
           if (sub?.name === 'scale') {
-            const patched = applyServerPatch(toScale(deepCopy(current), info.kind), body, patchType);
-            return preconditioned(store, name, current, applyScale(current, patched, name));
+            const patched = applyServerPatch(scaleOf(deepCopy(current)), body, patchType);
+            return preconditioned(store, name, current, scaleInto(current, patched));
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
+          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, !sub);
           const checked = preconditioned(store, name, current, patched);
           return subresourceWrite(sub?.name, checked, current, clock.now());
         });
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-        if (sub?.name === 'scale') return writeJson(res, 200, toScale(object, info.kind), { pretty });
-        return writeJson(res, 200, object, { pretty });
+        if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
+        return writeJson(res, 200, object, { pretty, warnings });
       }
       case 'delete': {
         const body = await readOptionalBody(req);
@@ -339,6 +391,36 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /**
+   * PATCH with application/apply-patch+yaml: server-side apply of the main resource or its status;
+   * creates the object when it does not exist (upstream's applyPatcher with createIfNotFound).
+   */
+  async function serveApply(
+    req: ApiRequest, res: ApiResponse, ctx: RequestContext, query: URLSearchParams, info: ResourceInfo, store: RegistryStore,
+    namespace: string, name: string, subresource: string | undefined, pretty: boolean,
+  ): Promise<void> {
+    if (subresource && subresource !== 'status') throw serverSideApplyUnsupported();
+    const userAgent = req.headers['user-agent'];
+    const params = parseWriteParams(query, 'PatchOptions', managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), [], true);
+    const config = parseApplyBody(await readBody(req, maxBody));
+    const configName = stringAt(config, 'metadata', 'name');
+    if (configName !== undefined && configName !== '' && configName !== name) {
+      throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
+    }
+    const wctx: WriteContext = { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource: subresource ?? '', managedFieldsComputed: true };
+    const request: ApplyRequest = {
+      info, namespace, name, config, manager: params.fieldManager, force: params.force, subresource, time: rfc3339(clock.now()),
+    };
+    const { object, created } = await store.update(namespace, name, wctx, (current) => {
+      const applied = applyToObject(current, request);
+      checkDepth(applied);
+      const checked = preconditioned(store, name, current, applied);
+      return subresourceWrite(subresource, checked, current, clock.now());
+    }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
+    if (info === crdInfo && !wctx.dryRun) informer.apply(object);
+    return writeJson(res, created ? 201 : 200, object, { pretty });
   }
 
   /** Deleting a CRD removes its custom objects first (upstream's customresourcecleanup finalizer, done inline). */
@@ -367,16 +449,6 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }
   }
 
-  /** `/openapi/v3` and its group-version documents (`/openapi/v2` is answered in the handler). */
-  function serveOpenApi(pathname: string): JsonObject | undefined {
-    const parts = pathname.split('/').filter(Boolean);
-    if (parts[1] !== 'v3') return undefined;
-    if (parts.length === 2) return openApiRoot(registry);
-    if (parts[2] === 'api' && parts.length === 4) return openApiDocument(registry, '', parts[3]!);
-    if (parts[2] === 'apis' && parts.length === 5) return openApiDocument(registry, parts[3]!, parts[4]!);
-    return undefined;
-  }
-
   function acceptOf(req: ApiRequest): string | undefined {
     const accept = req.headers.accept;
     return Array.isArray(accept) ? accept.join(',') : accept;
@@ -403,18 +475,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           return true;
         case 'openapi': {
           await authorize(ctx, { path: url.pathname, verb: 'get' });
-          if (url.pathname.replace(/\/+$/, '') === '/openapi/v2') {
-            const accept = acceptOf(req) ?? '';
-            if (accept.includes(OPENAPI_V2_PROTOBUF_ACCEPT) || accept.includes(OPENAPI_V2_PROTOBUF)) {
-              const body = openApiV2Protobuf();
-              res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF, 'Content-Length': body.length });
-              res.end(body);
-            } else writeJson(res, 200, openApiV2Document(), { pretty });
-            return true;
-          }
-          const doc = serveOpenApi(url.pathname);
-          if (!doc) writePlainNotFound(res);
-          else writeJson(res, 200, doc, { pretty });
+          openApi.serve(req, res, url);
           return true;
         }
         case 'coreVersions':
@@ -468,6 +529,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
   const api = handler as ApiHandler;
   Object.defineProperty(api, 'registry', { value: registry });
+  Object.defineProperty(api, 'schemas', { value: schemas });
   api.crdInformerSynced = () => informer.hasSynced();
   api.whenSynced = () => synced;
   api.activeWatches = () => watches.size;

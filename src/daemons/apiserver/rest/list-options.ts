@@ -1,7 +1,8 @@
 /**
  * Query parameters of list, watch and write requests, parsed and validated as upstream's
- * ListOptions/CreateOptions/... validation does (422 against `<Kind>Options.meta.orch.io`).
+ * ListOptions/CreateOptions/... validation does (422 against `<Kind>Options.<meta group>`, `meta.orch.io` with orch's names).
  */
+import { names } from '../../../api/names.js';
 import { badRequest, field, invalid, type FieldError } from '../../../api/status.js';
 import { parseFieldSelector, parseLabelSelector, SelectorParseError, type FieldRequirement, type LabelRequirement } from '../../../api/selectors.js';
 
@@ -18,10 +19,8 @@ export interface ListParams {
   sendInitialEvents?: boolean;
 }
 
-const META_GROUP = 'meta.orch.io';
-
 function optionsInvalid(kind: string, errors: FieldError[]): never {
-  throw invalid({ group: META_GROUP, kind }, '', errors);
+  throw invalid({ group: names().groups.meta, kind }, '', errors);
 }
 
 function isTrue(value: string | null): boolean {
@@ -99,17 +98,21 @@ export function parseListParams(query: URLSearchParams, watch: boolean): ListPar
 export interface WriteParams {
   dryRun: boolean;
   fieldManager: string;
+  /** `force` of an apply patch. */
+  force: boolean;
 }
 
 /** dryRun (only `All`) and fieldManager (at most 128 characters), for `<kind>` = CreateOptions, UpdateOptions, PatchOptions, DeleteOptions. */
-export function parseWriteParams(query: URLSearchParams, optionsKind: string, defaultManager: string, dryRunFromBody: string[] = []): WriteParams {
+export function parseWriteParams(query: URLSearchParams, optionsKind: string, defaultManager: string, dryRunFromBody: string[] = [], apply = false): WriteParams {
   const dryRun = [...query.getAll('dryRun'), ...dryRunFromBody].filter((v) => v !== '');
   const errors: FieldError[] = [];
   if (dryRun.some((v) => v !== 'All')) errors.push(field.notSupported('dryRun', dryRun, ['All']));
   const explicit = query.get('fieldManager');
   if (explicit !== null && explicit.length > 128) errors.push(field.tooLong('fieldManager', 'may not be more than 128 bytes'));
   if (explicit !== null && /[^\x20-\x7e]/.test(explicit)) errors.push(field.invalid('fieldManager', explicit, 'is not a printable ASCII string'));
-  if (query.get('force') !== null && optionsKind === 'PatchOptions') errors.push(field.forbidden('force', 'may not be specified for non-apply patch'));
+  if (query.get('force') !== null && optionsKind === 'PatchOptions' && !apply) errors.push(field.forbidden('force', 'may not be specified for non-apply patch'));
+  // Upstream's ValidatePatchOptions: an applier must name itself; the User-Agent is not a default here.
+  if (apply && !explicit) errors.unshift(field.required('fieldManager', 'is required for apply patch'));
   if (errors.length) optionsInvalid(optionsKind, errors);
-  return { dryRun: dryRun.length > 0, fieldManager: explicit ?? defaultManager };
+  return { dryRun: dryRun.length > 0, fieldManager: explicit || defaultManager, force: apply && isTrue(query.get('force')) };
 }

@@ -2,6 +2,7 @@
  * Content negotiation: which representation an `Accept` header asks for (plain JSON, or a
  * meta/v1 Table for kubectl's human output), and the media type of request bodies. Pure.
  */
+import { names, nameSet } from '../../../api/names.js';
 import { badRequest, notAcceptable, unsupportedMediaType } from '../../../api/status.js';
 import { parse as parseYaml } from 'yaml';
 import { decodeProtobufBody, isProtobufBody } from '../../../api/protobuf/index.js';
@@ -31,7 +32,8 @@ export type Representation =
   /** A meta/v1 Table, answered in the group the client named (`meta.k8s.io` for kubectl). */
   | { kind: 'table'; group: string; version: string; includeObject: string };
 
-const TABLE_GROUPS = new Set(['meta.k8s.io', 'meta.orch.io']);
+/** kubectl asks for upstream's meta group whatever the server's names; the active set's is accepted too. */
+const tableGroups = () => new Set([nameSet('kubernetes').groups.meta, names().groups.meta]);
 const JSON_TYPES = new Set(['application/json', 'application/*', '*/*']);
 
 /**
@@ -44,7 +46,7 @@ export function negotiate(accept: string | undefined, tableAllowed: boolean, inc
     if (!JSON_TYPES.has(media.type)) continue;
     const as = media.params.as;
     if (!as) return { kind: 'json' };
-    if (as === 'Table' && tableAllowed && TABLE_GROUPS.has(media.params.g ?? '') && (media.params.v === 'v1' || media.params.v === 'v1beta1')) {
+    if (as === 'Table' && tableAllowed && tableGroups().has(media.params.g ?? '') && (media.params.v === 'v1' || media.params.v === 'v1beta1')) {
       return { kind: 'table', group: media.params.g!, version: media.params.v, includeObject };
     }
   }
@@ -96,7 +98,8 @@ export function decodeBody(contentType: string | undefined, body: Buffer): unkno
   }
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
     try {
-      return parseYaml(text, { maxAliasCount: 100 });
+      // Repeated keys are the field-validation stage's to report (`line 5: key "name" already set in map`).
+      return parseYaml(text, { maxAliasCount: 100, uniqueKeys: false });
     } catch (error) {
       throw badRequest(`yaml: ${(error as Error).message}`);
     }

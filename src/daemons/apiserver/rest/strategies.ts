@@ -3,6 +3,7 @@
  * RESTDeleteStrategy per type): defaults, status handling, generation tracking, validation,
  * field-selector fields and graceful deletion. Pure: objects in, objects or field errors out.
  */
+import { names } from '../../../api/names.js';
 import type { ResourceInfo } from '../../../api/resources.js';
 import { field, type FieldError } from '../../../api/status.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type NameRule } from '../../../api/validation.js';
@@ -126,7 +127,7 @@ const DEFAULTS: Record<string, (o: JsonObject) => void> = {
     o.status = { phase: 'Pending', qosClass: 'BestEffort' };
   },
   Namespace: (o) => {
-    o.spec = { finalizers: ['orch'] };
+    o.spec = { finalizers: [names().namespaceFinalizer] };
     o.status = { phase: 'Active' };
   },
   Deployment: (o) => {
@@ -175,13 +176,14 @@ const DEFAULTS: Record<string, (o: JsonObject) => void> = {
     const uid = stringAt(o, 'metadata', 'uid') ?? '';
     const name = stringAt(o, 'metadata', 'name') ?? '';
     if (spec.manualSelector !== true && uid) {
-      const generated = { 'batch.orch.io/controller-uid': uid };
+      const n = names();
+      const generated = { [n.labels.jobControllerUid]: uid };
       spec.selector = { matchLabels: generated };
       const template = isJsonObject(spec.template) ? spec.template : (spec.template = {});
       const meta = isJsonObject(template.metadata) ? template.metadata : (template.metadata = {});
       meta.labels = {
         ...(isJsonObject(meta.labels) ? meta.labels : {}),
-        'batch.orch.io/controller-uid': uid, 'batch.orch.io/job-name': name, 'controller-uid': uid, 'job-name': name,
+        [n.labels.jobControllerUid]: uid, [n.labels.jobName]: name, 'controller-uid': uid, 'job-name': name,
       };
     }
     const template = valueAt(spec, 'template', 'spec');
