@@ -409,6 +409,32 @@ describe('subresources and reviews', () => {
     expect((await getJson(['pod', 'eph'])).spec.containers[0].resources.requests.cpu).toBe('200m');
   });
 
+  it('proxies nodes/proxy to the agent port the node reports, over HTTPS', async () => {
+    const x509 = await (await import('../../src/daemons/apiserver/pki/x509-lib.js')).loadX509();
+    const {webcrypto} = await import('node:crypto');
+    const {createServer: createHttpsServer} = await import('node:https');
+    const algorithm = {name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256'};
+    const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: '01', name: 'CN=agent', notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 3_600_000), keys, signingAlgorithm: algorithm,
+    });
+    const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)).toString('base64').replace(/(.{64})/g, '$1\n');
+    const agent = createHttpsServer({cert: cert.toString('pem'), key: `-----BEGIN PRIVATE KEY-----\n${pkcs8}\n-----END PRIVATE KEY-----\n`}, (req, res) => res.end(`agent saw ${req.method} ${req.url}`));
+    await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (agent.address() as {port: number}).port;
+      await ok(['create', '-f', manifest('proxy-node.json', {
+        apiVersion: 'v1', kind: 'Node', metadata: {name: 'proxy-node'},
+        status: {addresses: [{type: 'InternalIP', address: '127.0.0.1'}], daemonEndpoints: {kubeletEndpoint: {Port: port}}},
+      })]);
+      expect(await ok(['get', '--raw', '/api/v1/nodes/proxy-node/proxy/healthz'])).toMatch(/^agent saw GET \/healthz(\?|$)/);
+      const missing = await k(['get', '--raw', '/api/v1/nodes/no-such-node/proxy/healthz']);
+      expect(missing.stderr).toContain('NotFound');
+    } finally {
+      agent.close();
+    }
+  });
+
   it('proxies services/proxy to a ready endpoint on loopback', async () => {
     const backend: Server = createServer((req, res) => res.end(`hello from ${req.url}`));
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
