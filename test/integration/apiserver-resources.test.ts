@@ -192,6 +192,8 @@ describe('every group through kubectl', () => {
     expect(await ok(['create', 'poddisruptionbudget', 'gen-pdb', '--selector=app=x', '--max-unavailable=50%'])).toBe('poddisruptionbudget.policy/gen-pdb created\n');
     expect((await getJson(['pdb', 'gen-pdb'])).spec).toEqual({maxUnavailable: '50%', selector: {matchLabels: {app: 'x'}}});
     expect(await ok(['create', 'quota', 'gen-quota', '--hard=pods=2,limits.cpu=1'])).toBe('resourcequota/gen-quota created\n');
+    expect(await ok(['create', 'priorityclass', 'gen-pc', '--value=100', '--preemption-policy=Never'])).toBe(`priorityclass.${g.scheduling}/gen-pc created\n`);
+    expect(await getJson(['priorityclass', 'gen-pc'])).toMatchObject({value: 100, preemptionPolicy: 'Never'});
     expect((await getJson(['quota', 'gen-quota'])).spec.hard).toEqual({pods: '2', 'limits.cpu': '1'});
   });
 
