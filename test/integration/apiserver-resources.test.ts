@@ -59,7 +59,7 @@ function groupCases(): [string, string, Record<string, any>, (o: Record<string, 
       spec: {rules: [{host: 'a.example.com', http: {paths: [{path: '/', pathType: 'Prefix', backend: {service: {name: 'web', port: {number: 80}}}}]}}]},
     }, (o) => (o.spec.rules[0].host = 'b.example.com')],
     ['storage', `storageclasses.${g.storage}`, {apiVersion: `${g.storage}/v1`, kind: 'StorageClass', metadata: meta('fast'), provisioner: 'example.com/disk', parameters: {a: '1'}},
-      (o) => (o.parameters = {a: '2'})],
+      (o) => (o.allowVolumeExpansion = true)],
     ['certificates', `clustertrustbundles.${g.certificates}`, {apiVersion: `${g.certificates}/v1beta1`, kind: 'ClusterTrustBundle', metadata: meta('bundle'), spec: {trustBundle: 'pem-1'}},
       (o) => (o.spec.trustBundle = 'pem-2')],
     ['admissionregistration', `validatingwebhookconfigurations.${g.admissionregistration}`, {
@@ -181,6 +181,21 @@ describe('every group through kubectl', () => {
     expect(seen).toEqual(expect.arrayContaining(objects.map((o) => `${o.kind}/${o.metadata.name}`)));
     const deleted = (await ok(['delete', '-f', file])).trim().split('\n');
     expect(deleted).toHaveLength(objects.length);
+  });
+
+  it('refuses to change what upstream keeps immutable', async () => {
+    const sc = {apiVersion: `${g.storage}/v1`, kind: 'StorageClass', metadata: meta('frozen'), provisioner: 'example.com/disk', parameters: {a: '1'}};
+    await ok(['create', '-f', manifest('frozen.json', sc)]);
+    const changed = await k(['replace', '-f', manifest('frozen-changed.json', {...sc, parameters: {a: '2'}, provisioner: 'example.com/other'})]);
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toContain('parameters: Forbidden: updates to parameters are forbidden.');
+    expect(changed.stderr).toContain('provisioner: Forbidden: updates to provisioner are forbidden.');
+    expect((await getJson([`storageclass.${g.storage}`, 'frozen'])).parameters).toEqual({a: '1'});
+
+    const rc = {apiVersion: `${g.node}/v1`, kind: 'RuntimeClass', metadata: meta('frozen-rc'), handler: 'runc'};
+    await ok(['create', '-f', manifest('frozen-rc.json', rc)]);
+    const handler = await k(['replace', '-f', manifest('frozen-rc2.json', {...rc, handler: 'crun'})]);
+    expect(handler.stderr).toContain('handler: Invalid value: "crun": field is immutable');
   });
 
   it('creates objects with kubectl generator commands, which send protobuf', async () => {
@@ -311,7 +326,11 @@ describe('subresources and reviews', () => {
     const unapprove = await server.client.put(`/apis/${g.certificates}/v1/certificatesigningrequests/jane/approval`, {...approved, status: {}});
     expect(unapprove.body.message).toContain('updates may not remove a condition of type "Approved"');
     await ok(['label', 'csr', 'jane', 'seen=yes']);
-    expect((await getJson(['csr', 'jane'])).status.conditions[0].type).toBe('Approved');
+    await ok(['patch', 'csr', 'jane', '--type=merge', '-p', '{"spec":{"usages":["server auth"]},"status":{"conditions":[]}}']);
+    const after = await getJson(['csr', 'jane']);
+    expect(after.metadata.labels).toEqual({seen: 'yes'});
+    expect(after.spec.usages).toEqual(['client auth']);
+    expect(after.status.conditions[0].type).toBe('Approved');
   });
 
   it('answers `kubectl auth whoami` and `kubectl auth can-i` from the requesting user and RBAC', async () => {
