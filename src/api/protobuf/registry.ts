@@ -2,7 +2,6 @@
  * Every message the decoder knows, and which top-level kinds a protobuf body may carry. Adding a
  * kind: add its messages to a schemas/*.ts table and a row to TOP_LEVEL_KINDS.
  */
-import { NAME_SET_IDS, nameSet } from '../names.js';
 import { compileSchemas, type CompiledMessage } from './schema.js';
 import { META_SCHEMAS } from './schemas/meta.js';
 import { CORE_SCHEMAS } from './schemas/core.js';
@@ -10,7 +9,7 @@ import { APPS_SCHEMAS } from './schemas/apps.js';
 import { BATCH_SCHEMAS } from './schemas/batch.js';
 import { RBAC_SCHEMAS } from './schemas/rbac.js';
 import { CATALOG_SCHEMAS } from './schemas/catalog.js';
-import type { NameSet } from '../names.js';
+import { NAME_SET_IDS, nameSet, type NameSet } from '../names.js';
 
 /** A group's versions under either name set (kubectl always sends upstream's; orch's are accepted too). */
 const versionsOf = (group: (n: NameSet) => string, version = 'v1') => NAME_SET_IDS.map((id) => `${group(nameSet(id))}/${version}`);

@@ -135,6 +135,7 @@ export class ApiServer {
   private storeReachable = false;
   private agentTls: AgentTls = {};
   private clientCaPems: string[] = [];
+  private readonly createdAt = Date.now();
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -533,6 +534,7 @@ export class ApiServer {
       requests: {...this.stats.summary(), inFlightReadOnly: this.inFlight?.inFlight.readOnly ?? 0, inFlightMutating: this.inFlight?.inFlight.mutating ?? 0},
       watches: {open: this.api?.activeWatches() ?? 0, byResource: this.stats.watchesByResource()},
       shutdown: {phase, inFlight: lifecycle?.inFlight ?? 0, longRunning: lifecycle?.longRunning ?? 0},
+      startedAt: this.createdAt,
       at: Date.now(),
     };
   }

@@ -24,12 +24,12 @@ import { OpenApiService } from './openapi/index.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
+import { RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
 import { subresourceWrite } from './partial-writes.js';
 import { serveCatalogRest } from './catalog-rest.js';
 import { defaultProbes, type ComponentProbe } from './component-status.js';
 import type { AgentTls } from './proxy.js';
 import type { RulesResolver } from './reviews.js';
-import { RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
 import type { WriteGuard } from './write-guard.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.js';
@@ -54,12 +54,6 @@ export interface ApiHandlerOptions {
   maxRequestBodyBytes?: number;
   /** A shared resource registry (tests, or a server that serves it elsewhere too). */
   registry?: ResourceRegistry;
-  /** The API server's client credentials for the agents (nodes/proxy). */
-  agentTls?: AgentTls;
-  /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
-  rulesFor?: RulesResolver;
-  /** What componentstatuses probe (default: the controller manager's port and the store). */
-  componentProbes?: ComponentProbe[];
   /** Schemas per kind: the built-ins, plus what custom resources register (see validation/schema-registry.ts). */
   schemas?: SchemaRegistry;
   /**
@@ -69,6 +63,12 @@ export interface ApiHandlerOptions {
   schemaValidation?: boolean;
   /** Registries' own write checks by resource (RBAC's escalation prevention). */
   writeGuards?: (info: ResourceInfo) => WriteGuard | undefined;
+  /** The API server's client credentials for the agents (nodes/proxy). */
+  agentTls?: AgentTls;
+  /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
+  rulesFor?: RulesResolver;
+  /** What componentstatuses probe (default: the controller manager's port and the store). */
+  componentProbes?: ComponentProbe[];
 }
 
 export interface ApiHandler {
@@ -142,10 +142,10 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   const maxBody = options.maxRequestBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   const watches = new Set<ActiveWatch>();
-  const componentProbes = options.componentProbes ?? defaultProbes(store);
   const schemas = options.schemas ?? new SchemaRegistry();
   const openApi = new OpenApiService(registry, schemas);
   const schemaValidation = options.schemaValidation ?? process.env.ORCH_INTERNAL_SCHEMA_VALIDATION !== 'off';
+  const componentProbes = options.componentProbes ?? defaultProbes(store);
 
   const registries = new Map<ResourceInfo, RegistryStore>();
   const namespaceInfo = registry.lookup('', 'v1', 'namespaces')!;
