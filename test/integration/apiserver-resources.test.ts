@@ -152,8 +152,8 @@ describe('every group through kubectl', () => {
     expect(labeled.metadata.labels).toEqual({tier: 'gold'});
 
     change(labeled);
-    expect(await ok(['replace', '-f', manifest(`${name}-changed.json`, labeled)])).toMatch(/ replaced\n$/);
-    const replaced = await getJson([resource, name]);
+    // (replace -o json prints what the server stored.)
+    const replaced = JSON.parse(await ok(['replace', '-f', manifest(`${name}-changed.json`, labeled), '-o', 'json']));
     const expected = JSON.parse(JSON.stringify(labeled));
     delete expected.metadata;
     expect(replaced).toMatchObject(expected);
