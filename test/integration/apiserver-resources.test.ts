@@ -456,7 +456,7 @@ describe('subresources and reviews', () => {
     }
   });
 
-  it('proxies services/proxy to a ready endpoint on loopback', async () => {
+  it('proxies services/proxy to a ready endpoint on loopback, and pods/proxy to the pod IP', async () => {
     const backend: Server = createServer((req, res) => res.end(`hello from ${req.url}`));
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     const port = (backend.address() as {port: number}).port;
@@ -468,6 +468,10 @@ describe('subresources and reviews', () => {
       expect(await ok(['get', '--raw', '/api/v1/namespaces/default/services/echo:http/proxy/some/path?x=1'])).toMatch(/^hello from \/some\/path\?(.*&)?x=1$/);
       const missing = await k(['get', '--raw', '/api/v1/namespaces/default/services/nothing/proxy/']);
       expect(missing.stderr).toContain('NotFound');
+      // pods/proxy: to the pod's IP, on the port named after the pod's name.
+      await ok(['create', '-f', manifest('proxied-pod.json', {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'proxied'}, spec: {containers: [{name: 'c', image: 'busybox', ports: [{name: 'web', containerPort: port}]}]}})]);
+      await ok(['patch', 'pod', 'proxied', '--subresource=status', '--type=merge', '-p', '{"status":{"podIP":"127.0.0.1"}}']);
+      expect(await ok(['get', '--raw', '/api/v1/namespaces/default/pods/proxied:web/proxy/from-pod'])).toMatch(/^hello from \/from-pod(\?|$)/);
     } finally {
       backend.close();
     }
