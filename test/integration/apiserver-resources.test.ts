@@ -261,6 +261,15 @@ describe('printer columns', () => {
     expect(table).toMatch(/cols-pvc\s+Pending\s+fast\s+<unset>\s+\d+s\s+Filesystem/);
   });
 
+  it('registers every built-in group version as a local APIService, as upstream\'s autoregister does', async () => {
+    const table = await ok(['get', 'apiservices']);
+    expect(header(table)).toEqual(['NAME', 'SERVICE', 'AVAILABLE', 'AGE']);
+    for (const name of ['v1.', 'v2.autoscaling', 'v1.autoscaling', `v1.${g.networking}`, `v1beta1.${g.certificates}`]) {
+      expect(table).toMatch(new RegExp(`^${name.replace(/\./g, '\\.')}\\s+Local\\s+True\\s`, 'm'));
+    }
+    expect((await getJson([`apiservice.${g.apiregistration}`, 'v2.autoscaling'])).spec).toEqual({group: 'autoscaling', version: 'v2', groupPriorityMinimum: 17500, versionPriority: 30});
+  });
+
   it('computes componentstatuses on read: the store is healthy, an absent controller manager is not', async () => {
     const table = await ok(['get', 'componentstatuses']);
     expect(header(table)).toEqual(['NAME', 'STATUS', 'MESSAGE', 'ERROR']);
