@@ -55,6 +55,7 @@ import {
 import {createAuthentication} from './auth/config.js';
 import {createAuthorizer} from './auth/authorizer.js';
 import {rulesFor} from './auth/rules-review.js';
+import {registerLocalApiServices} from './rest/apiservices.js';
 import {impersonate, isImpersonationHeader} from './auth/impersonation.js';
 import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
 import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
@@ -336,7 +337,12 @@ export class ApiServer {
     });
     // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
     // complete at once so the check names stay those of the seed.
-    for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'orch-apiserver-autoregistration', 'apiservice-openapi-controller']) {
+    // The built-in group versions are registered as local APIServices (upstream's autoregister).
+    hooks.add('orch-apiserver-autoregistration', async () => {
+      const created = await retry(() => registerLocalApiServices(store, keyPrefix));
+      if (created > 0) log.info('Registered the built-in group versions as local APIServices', 'count', created);
+    });
+    for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'apiservice-openapi-controller']) {
       hooks.add(name, async () => undefined);
     }
     this.registry.addHealthChecks(namedCheck('autoregister-completion', () => undefined));

@@ -24,7 +24,7 @@ import { OpenApiService } from './openapi/index.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
-import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
+import { RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
 import { subresourceWrite } from './partial-writes.js';
 import { serveCatalogRest } from './catalog-rest.js';
 import { defaultProbes, type ComponentProbe } from './component-status.js';
@@ -417,7 +417,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       const applied = applyToObject(current, request);
       checkDepth(applied);
       const checked = preconditioned(store, name, current, applied);
-      return subresource === 'status' ? statusOnly(checked, current) : checked;
+      return subresourceWrite(subresource, checked, current, clock.now());
     }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
     if (info === crdInfo && !wctx.dryRun) informer.apply(object);
     return writeJson(res, created ? 201 : 200, object, { pretty });

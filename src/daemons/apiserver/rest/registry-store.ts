@@ -136,6 +136,7 @@ export class RegistryStore {
   }
 
   private encode(served: JsonObject): string {
+    // Built-ins served under several versions store one (conversion.ts); custom resources convert in encodeForStorage.
     const object = toStorage(this.info, served);
     const copy: JsonObject = { ...object, metadata: { ...metadataOf(object) } };
     delete (copy.metadata as JsonObject).resourceVersion;
