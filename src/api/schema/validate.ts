@@ -27,7 +27,7 @@ export interface SchemaFindings {
   typeError?: string;
   /** Unknown field paths, in walk order. */
   unknown: string[];
-  /** Required fields missing. */
+  /** Required fields missing (and, for custom resources, values of the wrong type): 422 causes. */
   required: FieldError[];
 }
 
@@ -106,7 +106,21 @@ function jsonKind(value: unknown): string {
   return typeof value;
 }
 
-function typeMismatch(walk: Walk, value: unknown, schema: Schema, definition: string, goPath: string, struct: string): void {
+/** OpenAPI's name of a JSON value's type, as the structural-schema validator of custom resources prints it. */
+function openApiKind(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value === null) return 'null';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function typeMismatch(walk: Walk, value: unknown, schema: Schema, definition: string, goPath: string, struct: string, path = ''): void {
+  if (!walk.schema.rootName) {
+    // Custom resources: kube-openapi's validator, a 422 cause per field.
+    const kind = openApiKind(value);
+    walk.findings.required.push(field.invalid(path, kind, `${path} in body must be of type ${schema.type ?? 'object'}: ${JSON.stringify(kind)}`));
+    return;
+  }
   if (walk.findings.typeError) return;
   const shown = typeof value === 'number' && (schema.type === 'integer') ? `number ${value}` : jsonKind(value);
   const where = goPath ? ` into Go struct field ${struct}.${goPath}` : ' into Go value';
@@ -122,28 +136,28 @@ function visit(walk: Walk, value: unknown, raw: Schema, rawDefinition: string, p
   const { schema, definition: refDefinition } = deref(walk, raw);
   const definition = refDefinition || rawDefinition;
   if (definition === QUANTITY) {
-    if (typeof value !== 'string' && typeof value !== 'number') typeMismatch(walk, value, schema, definition, goPath, struct);
+    if (typeof value !== 'string' && typeof value !== 'number') typeMismatch(walk, value, schema, definition, goPath, struct, path);
     return;
   }
   if (definition === INT_OR_STRING || schema['x-kubernetes-int-or-string'] || schema.format === 'int-or-string') {
-    if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) typeMismatch(walk, value, schema, definition, goPath, struct);
+    if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) typeMismatch(walk, value, schema, definition, goPath, struct, path);
     return;
   }
   switch (schema.type) {
     case 'string':
-      if (typeof value !== 'string') typeMismatch(walk, value, schema, definition, goPath, struct);
+      if (typeof value !== 'string') typeMismatch(walk, value, schema, definition, goPath, struct, path);
       return;
     case 'integer':
-      if (typeof value !== 'number' || !Number.isInteger(value)) typeMismatch(walk, value, schema, definition, goPath, struct);
+      if (typeof value !== 'number' || !Number.isInteger(value)) typeMismatch(walk, value, schema, definition, goPath, struct, path);
       return;
     case 'number':
-      if (typeof value !== 'number') typeMismatch(walk, value, schema, definition, goPath, struct);
+      if (typeof value !== 'number') typeMismatch(walk, value, schema, definition, goPath, struct, path);
       return;
     case 'boolean':
-      if (typeof value !== 'boolean') typeMismatch(walk, value, schema, definition, goPath, struct);
+      if (typeof value !== 'boolean') typeMismatch(walk, value, schema, definition, goPath, struct, path);
       return;
     case 'array': {
-      if (!Array.isArray(value)) return typeMismatch(walk, value, schema, definition, goPath, struct);
+      if (!Array.isArray(value)) return typeMismatch(walk, value, schema, definition, goPath, struct, path);
       if (!schema.items) return;
       for (let i = 0; i < value.length; i++) visit(walk, value[i], schema.items, '', `${path}[${i}]`, goPath, struct);
       return;
@@ -151,7 +165,7 @@ function visit(walk: Walk, value: unknown, raw: Schema, rawDefinition: string, p
     case 'object':
     case undefined: {
       if (schema.type === undefined && !schema.properties) return;
-      if (typeof value !== 'object' || Array.isArray(value)) return typeMismatch(walk, value, schema, definition, goPath, struct);
+      if (typeof value !== 'object' || Array.isArray(value)) return typeMismatch(walk, value, schema, definition, goPath, struct, path);
       visitObject(walk, value as Record<string, unknown>, schema, definition, path, goPath, struct);
     }
   }
