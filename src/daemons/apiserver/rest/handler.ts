@@ -29,6 +29,7 @@ import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
 import { serveWatch, type ActiveWatch } from './watch.js';
 import { parseFieldValidation, SchemaRegistry, validateWrite, type FieldValidation } from './validation/index.js';
+import { withSchemaRequired } from './validation/strategy.js';
 
 export interface ApiHandlerOptions {
   store: Store;
@@ -145,7 +146,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   function registryFor(info: ResourceInfo): RegistryStore {
     let found = registries.get(info);
     if (!found) {
-      const base = strategyFor(info);
+      const base = withSchemaRequired(strategyFor(info), info, schemas, () => schemaValidation);
       const strategy = info === crdInfo ? crdStrategy(base, clock) : base;
       found = new RegistryStore(info, { store, clock, keyPrefix, admission }, strategy);
       registries.set(info, found);
@@ -209,11 +210,12 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
   /** The validation stage for a write of `object` as `info`'s kind; answers the warnings to send. */
   function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch', name: string,
-    body?: { text: string; yaml: boolean }, checkRequired = true): string[] {
+    body?: { text: string; yaml: boolean }): string[] {
     if (!schemaValidation || !isJsonObject(object)) return [];
     return validateWrite(schemas, {
       group: info.group, version: info.version, kind: info.kind, name: name || stringAt(object, 'metadata', 'name') || '',
-      object, mode, operation, body, checkRequired,
+      // Required fields are checked with the kind's other field errors (validation/strategy.ts).
+      object, mode, operation, body, checkRequired: false,
     }).warnings;
   }
 
@@ -308,7 +310,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
           return writeJson(res, 200, object, { pretty });
         }
-        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, !sub);
+        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText);
         const { object, created } = await store.replace(namespace, name, body, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
         return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
@@ -328,7 +330,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
-          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, !sub);
+          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false });
           const checked = preconditioned(store, name, current, patched);
           return sub?.name === 'status' ? statusOnly(checked, current) : checked;
         });
