@@ -93,8 +93,16 @@ function orderedFindings(input: WriteValidation, unknown: string[], isPatch: boo
     const head = lines.length ? [`yaml: unmarshal errors:\n${lines.map((l) => `  ${l}`).join('\n')}`] : [];
     return [...head, ...unknownTexts];
   }
-  const scan = scanKeys(body.text, !isPatch);
-  if (isPatch) return [...scan.duplicates.map((d) => `duplicate field ${JSON.stringify(d.path)}`), ...unknownTexts];
+  const scan = scanKeys(body.text, false);
+  const duplicateTexts = scan.duplicates.map((d) => `duplicate field ${JSON.stringify(d.path)}`);
+  if (isPatch) return [...duplicateTexts, ...unknownTexts];
+  if (scan.duplicates.length === 0) return unknownTexts;
+  if (unknown.length === 0) return duplicateTexts;
+  return interleaved(scanKeys(body.text, true), unknown);
+}
+
+/** Duplicates and unknown fields of a create or update body, in document order as the decoder streams them. */
+function interleaved(scan: ReturnType<typeof scanKeys>, unknown: string[]): string[] {
   const unknownSet = new Set(unknown);
   const events: { offset: number; text: string }[] = [];
   for (const d of scan.duplicates) if (!unknownSet.has(d.path)) events.push({ offset: d.offset, text: `duplicate field ${JSON.stringify(d.path)}` });

@@ -34,14 +34,30 @@ export const builtinSchemaProvider: SchemaProvider = {
     const builtins = builtinSchemas();
     const name = builtins.byGvk.get(gvkKey(group, version, kind));
     if (!name) return undefined;
-    return { root: builtins.definitions[name]!, rootName: name, resolve: (ref) => builtins.definitions[ref] };
+    let perSet = objectSchemas.get(builtins);
+    if (!perSet) {
+      const memo = new Map();
+      const resolve = (ref: string) => builtins.definitions[ref];
+      perSet = { memo, resolve, byName: new Map() };
+      objectSchemas.set(builtins, perSet);
+    }
+    let found = perSet.byName.get(name);
+    if (!found) {
+      found = { root: builtins.definitions[name]!, rootName: name, resolve: perSet.resolve, memo: perSet.memo };
+      perSet.byName.set(name, found);
+    }
+    return found;
   },
 };
+
+/** One ObjectSchema per definition and one `$ref` memo per definition set (validation runs on every write). */
+const objectSchemas = new WeakMap<object, { memo: NonNullable<ObjectSchema['memo']>; resolve: (ref: string) => Schema | undefined; byName: Map<string, ObjectSchema> }>();
 
 export class SchemaRegistry implements SchemaProvider {
   private readonly custom = new Map<string, CustomKindSchema[]>();
   private readonly customByGvk = new Map<string, CustomKindSchema>();
   private changes = 0;
+  private readonly customObjectSchemas = new WeakMap<CustomKindSchema, ObjectSchema>();
 
   constructor(private readonly builtin: SchemaProvider | undefined = builtinSchemaProvider) {}
 
@@ -73,7 +89,14 @@ export class SchemaRegistry implements SchemaProvider {
 
   schemaFor(group: string, version: string, kind: string): ObjectSchema | undefined {
     const custom = this.customByGvk.get(gvkKey(group, version, kind));
-    if (custom) return { root: withObjectMeta(custom.schema), resolve: (ref) => builtinSchemas().definitions[ref] };
+    if (custom) {
+      let found = this.customObjectSchemas.get(custom);
+      if (!found) {
+        found = { root: withObjectMeta(custom.schema), resolve: (ref) => builtinSchemas().definitions[ref], memo: new Map() };
+        this.customObjectSchemas.set(custom, found);
+      }
+      return found;
+    }
     return this.builtin?.schemaFor(group, version, kind);
   }
 }
