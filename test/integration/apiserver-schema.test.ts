@@ -126,6 +126,31 @@ describe('schemas against orch apiserver', () => {
     expect(await k(['apply', '-f', manifest('applied.yaml', deployment('applied', {container: {image: 'nginx:1.28'}}))])).toMatchObject({code: 0, stdout: 'deployment.apps/applied configured\n'});
   });
 
+  it('publishes a CRD schema: kubectl explain and strict validation of its custom resources', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.orch.io/v1', kind: 'CustomResourceDefinition', metadata: {name: 'gadgets.example.com'},
+      spec: {
+        group: 'example.com', scope: 'Namespaced', names: {plural: 'gadgets', singular: 'gadget', kind: 'Gadget'},
+        versions: [{name: 'v1', served: true, storage: true, schema: {openAPIV3Schema: {type: 'object', properties: {
+          spec: {type: 'object', description: 'What the gadget does.', properties: {size: {type: 'integer', description: 'How big it is.'}}},
+        }}}}],
+      },
+    };
+    expect((await k(['create', '-f', manifest('gadgets.yaml', crd)])).code).toBe(0);
+    expect((await k(['wait', '--for=condition=Established', '--timeout=10s', 'crd/gadgets.example.com'])).code).toBe(0);
+    let explained = await k(['explain', 'gadgets.spec']);
+    for (let i = 0; explained.code !== 0 && i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      explained = await k(['explain', 'gadgets.spec']);
+    }
+    expect(explained).toMatchObject({code: 0, stderr: ''});
+    expect(explained.stdout).toContain('What the gadget does.');
+    expect(explained.stdout).toMatch(/^ {2}size\t<integer>$/m);
+    const gadget = {apiVersion: 'example.com/v1', kind: 'Gadget', metadata: {name: 'g1'}, spec: {size: 1, colour: 'red'}};
+    const r = await k(['create', '-f', manifest('g1.yaml', gadget)]);
+    expect(r.stderr).toContain('Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.colour"');
+  });
+
   it('serves /openapi/v3 per group version with hashes clients cache by', async () => {
     const index = await server.client.get('/openapi/v3');
     expect(index.status).toBe(200);

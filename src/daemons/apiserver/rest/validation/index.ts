@@ -41,6 +41,8 @@ export interface WriteValidation {
   body?: { text: string; yaml: boolean };
   /** Required fields are checked on whole objects (not on a subresource's partial views). */
   checkRequired?: boolean;
+  /** Value types (default true; the API server leaves custom resources' to their CRD's validator). */
+  checkTypes?: boolean;
 }
 
 export interface ValidationResult {
@@ -55,7 +57,7 @@ export function validateWrite(provider: SchemaProvider, input: WriteValidation):
   const isPatch = input.operation === 'patch';
   // Patches: upstream re-encodes the patched object, so unknown fields come out sorted.
   const sorted = isPatch || input.body?.yaml === true;
-  const findings = validateAgainstSchema(input.object, schema, { sorted, required: input.checkRequired !== false });
+  const findings = validateAgainstSchema(input.object, schema, { sorted, required: input.checkRequired !== false, types: input.checkTypes !== false });
   const handledAs = `${input.kind} in version "${input.version}" cannot be handled as a ${input.kind}`;
   if (findings.typeError) throw badRequest(`${handledAs}: ${findings.typeError}`);
 

@@ -61,9 +61,32 @@ export class SchemaRegistry implements SchemaProvider {
 
   constructor(private readonly builtin: SchemaProvider | undefined = builtinSchemaProvider) {}
 
+  private source?: () => { key: string; kinds: () => CustomKindSchema[] };
+  private sourceKey = '';
+
   /** Increments with every custom change (documents are rebuilt and re-hashed). */
   get revision(): number {
+    this.pull();
     return this.changes;
+  }
+
+  /**
+   * A pulled alternative to setCustom: `source()` answers a cheap key of its current state (e.g. the
+   * CRDs' names and resourceVersions) and, when the key changed, its kinds are taken (owner `source`).
+   */
+  setCustomSource(source: () => { key: string; kinds: () => CustomKindSchema[] }): void {
+    this.source = source;
+    this.sourceKey = '';
+  }
+
+  private pull(): void {
+    if (!this.source) return;
+    const { key, kinds } = this.source();
+    if (key === this.sourceKey) return;
+    this.sourceKey = key;
+    const list = kinds();
+    if (list.length) this.setCustom('source', list);
+    else this.removeCustom('source');
   }
 
   /** Registers (or replaces) the kinds of one owner (a CRD's name). */
@@ -84,10 +107,12 @@ export class SchemaRegistry implements SchemaProvider {
 
   /** Every registered custom kind. */
   customKinds(): CustomKindSchema[] {
+    this.pull();
     return [...this.custom.values()].flat();
   }
 
   schemaFor(group: string, version: string, kind: string): ObjectSchema | undefined {
+    this.pull();
     const custom = this.customByGvk.get(gvkKey(group, version, kind));
     if (custom) {
       let found = this.customObjectSchemas.get(custom);

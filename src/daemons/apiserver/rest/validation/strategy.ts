@@ -16,6 +16,8 @@ function merged(own: FieldError[], required: FieldError[]): FieldError[] {
 }
 
 export function withSchemaRequired(strategy: Strategy, info: ResourceInfo, provider: SchemaProvider, enabled: () => boolean): Strategy {
+  // Custom resources: their CRD's structural schema validator reports required fields (custom-resources.ts).
+  if (info.custom) return strategy;
   const required = (object: unknown): FieldError[] => {
     if (!enabled()) return [];
     const schema = provider.schemaFor(info.group, info.version, info.kind);
