@@ -149,6 +149,22 @@ describe('fieldValidation on a patch', () => {
   });
 });
 
+describe('fieldValidation on a server-side apply', () => {
+  const config = ['apiVersion: apps/v1', 'kind: Deployment', 'metadata:', '  name: web', 'spec:', '  paused: false', '  paused: true', '  extra: 1'].join('\n');
+  const run = (mode: WriteValidation['mode']) => validateWrite(registry, {
+    group: 'apps', version: 'v1', kind: 'Deployment', name: 'web', object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { paused: true, extra: 1 } },
+    mode, operation: 'apply', body: { text: config, yaml: true },
+  });
+
+  it('Strict stops at the repeated YAML keys with upstream text', () => {
+    expect(failure(() => run('Strict')).status.message).toBe('error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "paused" already set in map');
+  });
+
+  it('Warn reports the repeated keys and the unknown fields', () => {
+    expect(run('Warn').warnings).toEqual(['line 7: key "paused" already set in map', 'unknown field "spec.extra"']);
+  });
+});
+
 describe('duplicate keys', () => {
   it('are found at every depth, with escaped keys and list indices', () => {
     const scan = scanKeys('{"a":{"b":1,"b":2},"l":[{"x":1},{"x":1,"x":2}],"e\\u0073c":1,"esc":2,"s":"{\\"a\\":1,\\"a\\":2}"}');

@@ -225,7 +225,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   }
 
   /** The validation stage for a write of `object` as `info`'s kind; answers the warnings to send. */
-  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch', name: string,
+  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch' | 'apply', name: string,
     body?: { text: string; yaml: boolean }): string[] {
     if (!schemaValidation || !isJsonObject(object)) return [];
     return validateWrite(schemas, {
@@ -398,7 +398,9 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     if (subresource && subresource !== 'status') throw serverSideApplyUnsupported();
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, 'PatchOptions', managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), [], true);
-    const config = parseApplyBody(await readBody(req, maxBody));
+    const raw = await readBody(req, maxBody);
+    const config = parseApplyBody(raw);
+    const warnings = validate(info, config, parseFieldValidation(query, 'PatchOptions'), 'apply', name, { text: raw.toString('utf8'), yaml: true });
     const configName = stringAt(config, 'metadata', 'name');
     if (configName !== undefined && configName !== '' && configName !== name) {
       throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
@@ -414,7 +416,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       return subresource === 'status' ? statusOnly(checked, current) : checked;
     }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
     if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-    return writeJson(res, created ? 201 : 200, object, { pretty });
+    return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
   }
 
   /** Deleting a CRD removes its custom objects first (upstream's customresourcecleanup finalizer, done inline). */

@@ -36,7 +36,8 @@ export interface WriteValidation {
   /** The object to store (the decoded body, or the patched object); unknown fields are removed from it unless Strict fails. */
   object: unknown;
   mode: FieldValidation;
-  operation: 'create' | 'update' | 'patch';
+  /** `apply`: the applied configuration of a server-side apply (checked before it is merged). */
+  operation: 'create' | 'update' | 'patch' | 'apply';
   /** The request body as sent (JSON: duplicate keys; YAML: duplicate keys with their lines). */
   body?: { text: string; yaml: boolean };
   /** Required fields are checked on whole objects (not on a subresource's partial views). */
@@ -54,10 +55,10 @@ export interface ValidationResult {
 export function validateWrite(provider: SchemaProvider, input: WriteValidation): ValidationResult {
   const schema = provider.schemaFor(input.group, input.version, input.kind);
   if (!schema) return { warnings: [] };
-  const isPatch = input.operation === 'patch';
+  const isPatch = input.operation === 'patch' || input.operation === 'apply';
   // Patches: upstream re-encodes the patched object, so unknown fields come out sorted.
   const sorted = isPatch || input.body?.yaml === true;
-  const findings = validateAgainstSchema(input.object, schema, { sorted, required: input.checkRequired !== false, types: input.checkTypes !== false });
+  const findings = validateAgainstSchema(input.object, schema, { sorted, required: input.checkRequired !== false && input.operation !== 'apply', types: input.checkTypes !== false });
   const handledAs = `${input.kind} in version "${input.version}" cannot be handled as a ${input.kind}`;
   if (findings.typeError) throw badRequest(`${handledAs}: ${findings.typeError}`);
 
@@ -66,6 +67,10 @@ export function validateWrite(provider: SchemaProvider, input: WriteValidation):
     strict.push(...orderedFindings(input, findings.unknown, isPatch));
   }
   if (input.mode === 'Strict' && strict.length) {
+    if (input.operation === 'apply' && strict[0]!.startsWith('yaml: ')) {
+      // Upstream decodes an apply configuration as YAML first and stops at its repeated keys.
+      throw badRequest(`error strict decoding YAML: error converting YAML to JSON: ${strict[0]}`);
+    }
     const message = `strict decoding error: ${strict.join(', ')}`;
     throw badRequest(isPatch ? message : `${handledAs}: ${message}`);
   }
