@@ -7,7 +7,7 @@
 // - A second ceiling for PATCH: the bare server writing each PATCH's pod to the same engine with
 //   store.update before it answers (the store write and the HTTPS exchange, nothing else). Its ratio to
 //   the store's rate is the most any server can reach here against the PATCH target.
-// - Schema validation (case `validation`): create and update (PUT) rates of a server validating every
+// - Schema validation (case `validation`): create, update (PUT) and server-side apply rates of a server validating every
 //   write against the schemas, as ratios to the same writes on a second server run with validation off
 //   (the internal, bench-only switch ORCH_INTERNAL_SCHEMA_VALIDATION=off). Target: >= 0.8x (validation
 //   costs at most 25%), and the servers' CPU time per request on/off (Linux /proc), steadier than rates
@@ -339,12 +339,21 @@ async function benchValidation(engine, etcdEndpoint) {
     }
     const update = (server) => (client) => server.orch('PUT', `${DEPLOYMENTS}/u-${client}?fieldValidation=Strict`, deployment(`u-${client}`), 'application/json');
     const [updateOn, updateOff] = await interleaved(withCpu(on, update(on)), withCpu(off, update(off)));
+    // Server-side apply: each client applies its own deployment (created by the first apply), a new replica count each time.
+    let applied = 0;
+    const apply = (server) => (client) => {
+      const body = JSON.parse(deployment(`a-${client}`));
+      body.spec.replicas = 1 + (applied++ % 5);
+      return server.orch('PATCH', `${DEPLOYMENTS}/a-${client}?fieldManager=bench&fieldValidation=Strict`, JSON.stringify(body), 'application/apply-patch+yaml');
+    };
+    const [applyOn, applyOff] = await interleaved(withCpu(on, apply(on)), withCpu(off, apply(off)));
     const cpuRow = (name, a, b) => ({engine, name, rps: a.cpuPerRequest, ratio: a.cpuPerRequest / b.cpuPerRequest, against: `off ${b.cpuPerRequest.toFixed(0)} CPU-us/req`, note: 'CPU-us per request'});
     return [
       row(engine, 'create, validation on', createOn, 'validation off', createOff, 0.8),
       row(engine, 'update, validation on', updateOn, 'validation off', updateOff, 0.8),
+      row(engine, 'apply, validation on', applyOn, 'validation off', applyOff, 0.8),
       // The server's CPU time per request (Linux /proc), which the shared machine's noise hardly moves.
-      ...(createOn.cpuPerRequest ? [cpuRow('create CPU on/off', createOn, createOff), cpuRow('update CPU on/off', updateOn, updateOff)] : []),
+      ...(createOn.cpuPerRequest ? [cpuRow('create CPU on/off', createOn, createOff), cpuRow('update CPU on/off', updateOn, updateOff), cpuRow('apply CPU on/off', applyOn, applyOff)] : []),
     ];
   } catch (error) {
     console.error(on.log(), off.log());

@@ -31,7 +31,6 @@ import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
 import { serveWatch, type ActiveWatch } from './watch.js';
 import { parseFieldValidation, SchemaRegistry, validateWrite, type FieldValidation } from './validation/index.js';
-import { withSchemaRequired } from './validation/strategy.js';
 import { crdKindSchemas } from './validation/crd-schemas.js';
 
 export interface ApiHandlerOptions {
@@ -151,8 +150,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   function registryFor(info: ResourceInfo): RegistryStore {
     let found = registries.get(info);
     if (!found) {
-      // The schema's required fields join the kind's own validation (validation/strategy.ts).
-      const base = withSchemaRequired(strategyFor(info), info, schemas, () => schemaValidation);
+      const base = strategyFor(info);
       // Custom resources: their CRD's schema, conversion and printing (custom-resources.ts).
       const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
       const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
@@ -224,16 +222,29 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     return { value, text: { text: body.toString('utf8'), yaml } };
   }
 
-  /** The validation stage for a write of `object` as `info`'s kind; answers the warnings to send. */
+  /**
+   * The validation stage for a write of `object` as `info`'s kind; answers the warnings to send and
+   * leaves required-field errors in `wctx` for the registry to report with the kind's own (one 422).
+   */
   function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch' | 'apply', name: string,
-    body?: { text: string; yaml: boolean }): string[] {
+    body: { text: string; yaml: boolean } | undefined, wctx: WriteContext | undefined): string[] {
     if (!schemaValidation || !isJsonObject(object)) return [];
-    return validateWrite(schemas, {
+    const result = validateWrite(schemas, {
       group: info.group, version: info.version, kind: info.kind, name: name || stringAt(object, 'metadata', 'name') || '',
-      // Required fields are checked with the kind's other field errors (validation/strategy.ts); a
-      // custom resource's types by its CRD's validator.
-      object, mode, operation, body, checkRequired: false, checkTypes: !info.custom,
-    }).warnings;
+      // A custom resource's types and required fields are its CRD validator's (custom-resources.ts).
+      object, mode, operation, body, checkRequired: !info.custom && operation !== 'apply', checkTypes: !info.custom, deferRequired: true,
+    });
+    if (wctx) wctx.schemaErrors = result.required;
+    return result.warnings;
+  }
+
+  /** The required fields an applied object lacks (server-side apply builds whole objects from partial configurations). */
+  function appliedRequired(info: ResourceInfo, object: JsonObject, wctx: WriteContext): void {
+    if (!schemaValidation || info.custom) return;
+    wctx.schemaErrors = validateWrite(schemas, {
+      group: info.group, version: info.version, kind: info.kind, name: stringAt(object, 'metadata', 'name') ?? '',
+      object, mode: 'Ignore', operation: 'update', checkTypes: false, deferRequired: true,
+    }).required;
   }
 
   /** A Table of objects: the custom resource's printer columns, or the built-in kind's. */
@@ -321,7 +332,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         }
         const decoded = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'CreateOptions', '');
-        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text);
+        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text, wctx);
         const created = await store.create(namespace, decoded.value, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(created);
         return writeJson(res, 201, created, { pretty, warnings });
@@ -337,7 +348,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
           return writeJson(res, 200, object, { pretty });
         }
-        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText);
+        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, wctx);
         const { object, created } = await store.replace(namespace, name, body, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
         return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
@@ -357,7 +368,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
-          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false });
+          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, wctx);
           const checked = preconditioned(store, name, current, patched);
           return sub?.name === 'status' ? statusOnly(checked, current) : checked;
         });
@@ -400,7 +411,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const params = parseWriteParams(query, 'PatchOptions', managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), [], true);
     const raw = await readBody(req, maxBody);
     const config = parseApplyBody(raw);
-    const warnings = validate(info, config, parseFieldValidation(query, 'PatchOptions'), 'apply', name, { text: raw.toString('utf8'), yaml: true });
+    const warnings = validate(info, config, parseFieldValidation(query, 'PatchOptions'), 'apply', name, { text: raw.toString('utf8'), yaml: true }, undefined);
     const configName = stringAt(config, 'metadata', 'name');
     if (configName !== undefined && configName !== '' && configName !== name) {
       throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
@@ -412,9 +423,14 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const { object, created } = await store.update(namespace, name, wctx, (current) => {
       const applied = applyToObject(current, request);
       checkDepth(applied);
+      appliedRequired(info, applied, wctx);
       const checked = preconditioned(store, name, current, applied);
       return subresource === 'status' ? statusOnly(checked, current) : checked;
-    }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
+    }, { createIfMissing: subresource ? undefined : () => {
+      const created = applyToObject(undefined, request);
+      appliedRequired(info, created, wctx);
+      return created;
+    } });
     if (info === crdInfo && !wctx.dryRun) informer.apply(object);
     return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
   }

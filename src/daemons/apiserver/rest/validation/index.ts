@@ -9,7 +9,7 @@
  * Kinds without a schema (a custom resource whose CRD registered none) pass unchecked.
  */
 import { parseDocument, LineCounter, isMap, isScalar, isSeq, type Node } from 'yaml';
-import { badRequest, field, invalid } from '../../../../api/status.js';
+import { badRequest, field, invalid, type FieldError } from '../../../../api/status.js';
 import { scanKeys } from '../../../../api/schema/duplicates.js';
 import { validateAgainstSchema } from '../../../../api/schema/validate.js';
 import { names } from '../../../../api/names.js';
@@ -44,17 +44,24 @@ export interface WriteValidation {
   checkRequired?: boolean;
   /** Value types (default true; the API server leaves custom resources' to their CRD's validator). */
   checkTypes?: boolean;
+  /**
+   * Answer required-field errors instead of failing with them: the API server reports them with the
+   * kind's own field errors in one 422 (WriteContext.schemaErrors).
+   */
+  deferRequired?: boolean;
 }
 
 export interface ValidationResult {
   /** Warning texts (Warn mode), in upstream's order. */
   warnings: string[];
+  /** Required fields missing, when `deferRequired` (otherwise they fail the write). */
+  required: FieldError[];
 }
 
 /** Runs the stage; throws the ApiError upstream answers with, or returns the warnings. */
 export function validateWrite(provider: SchemaProvider, input: WriteValidation): ValidationResult {
   const schema = provider.schemaFor(input.group, input.version, input.kind);
-  if (!schema) return { warnings: [] };
+  if (!schema) return { warnings: [], required: [] };
   const isPatch = input.operation === 'patch' || input.operation === 'apply';
   // Patches: upstream re-encodes the patched object, so unknown fields come out sorted.
   const sorted = isPatch || input.body?.yaml === true;
@@ -75,10 +82,13 @@ export function validateWrite(provider: SchemaProvider, input: WriteValidation):
     throw badRequest(isPatch ? message : `${handledAs}: ${message}`);
   }
   if (findings.unknown.length) prune(input.object, findings.unknown);
-  if (findings.required.length) {
-    throw invalid({ group: input.group, kind: input.kind }, input.name, findings.required);
+  const typeCauses = findings.required.filter((e) => e.type !== 'FieldValueRequired');
+  const required = findings.required.filter((e) => e.type === 'FieldValueRequired');
+  if (typeCauses.length || (required.length && !input.deferRequired)) {
+    throw invalid({ group: input.group, kind: input.kind }, input.name, input.deferRequired ? typeCauses : findings.required);
   }
-  return { warnings: input.mode === 'Warn' ? strict.flatMap((s) => s.split('\n')).map(trimYamlLine).filter(Boolean) : [] };
+  const warnings = input.mode === 'Warn' ? strict.flatMap((s) => s.split('\n')).map(trimYamlLine).filter(Boolean) : [];
+  return { warnings, required: input.deferRequired ? required : [] };
 }
 
 function trimYamlLine(text: string): string {
