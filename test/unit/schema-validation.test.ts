@@ -197,3 +197,16 @@ describe('custom resource schemas', () => {
     expect(write({ spec: { anything: true } }).warnings).toEqual([]);
   });
 });
+
+describe('strategic-merge metadata from the schemas', () => {
+  it('reads merge keys and strategies of either name set from the generated table', async () => {
+    const { lookupSchema, fieldMeta, fieldType } = await import('../../src/api/merge-metadata.js');
+    const podSpec = fieldType(fieldMeta(lookupSchema('v1', 'Pod'), 'spec'));
+    expect(fieldMeta(podSpec, 'containers')).toMatchObject({ strategy: 'merge', mergeKey: 'name', type: 'Container' });
+    expect(fieldMeta(podSpec, 'volumes')).toMatchObject({ strategy: 'merge,retainKeys', mergeKey: 'name' });
+    expect(fieldMeta(podSpec, 'tolerations')).toEqual({ shape: 'list', type: 'Toleration', elementKind: 'struct' });
+    expect(lookupSchema('rbac.orch.io/v1', 'Role')).toBe(lookupSchema('rbac.authorization.k8s.io/v1', 'Role'));
+    expect(lookupSchema('coordination.orch.io/v1', 'Lease')?.name).toBe('Lease');
+    expect(lookupSchema('example.com/v1', 'Widget')).toBeUndefined();
+  });
+});
