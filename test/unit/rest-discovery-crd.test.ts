@@ -43,6 +43,9 @@ describe('discovery', () => {
     expect(groups.body.apiVersion).toBe('v1');
     expect(groups.body.groups.map((g: { name: string }) => g.name)).toEqual([
       'apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'discovery.orch.io', 'apiextensions.orch.io',
+      // The catalog's groups (src/api/resource-catalog), by name.
+      'admissionregistration.orch.io', 'apiregistration.orch.io', 'authentication.orch.io', 'authorization.orch.io', 'autoscaling', 'certificates.orch.io',
+      'events.orch.io', 'flowcontrol.apiserver.orch.io', 'networking.orch.io', 'node.orch.io', 'policy', 'resource.orch.io', 'storage.orch.io',
     ]);
     const apps = await call(api, 'GET', '/apis/apps');
     expect(apps.body).toEqual({
