@@ -106,7 +106,8 @@ function orderedFindings(input: WriteValidation, unknown: string[], isPatch: boo
   const body = input.body;
   if (!body) return unknownTexts;
   if (body.yaml) {
-    const lines = yamlDuplicateKeys(body.text);
+    // JSON is YAML (kubectl sends apply configurations as JSON): a JSON text without repeated keys needs no YAML parse.
+    const lines = jsonWithoutDuplicates(body.text) ? [] : yamlDuplicateKeys(body.text);
     const head = lines.length ? [`yaml: unmarshal errors:\n${lines.map((l) => `  ${l}`).join('\n')}`] : [];
     return [...head, ...unknownTexts];
   }
@@ -125,6 +126,17 @@ function interleaved(scan: ReturnType<typeof scanKeys>, unknown: string[]): stri
   for (const d of scan.duplicates) if (!unknownSet.has(d.path)) events.push({ offset: d.offset, text: `duplicate field ${JSON.stringify(d.path)}` });
   for (const p of unknown) events.push({ offset: scan.firstOffset.get(p) ?? Number.MAX_SAFE_INTEGER, text: `unknown field ${JSON.stringify(p)}` });
   return events.sort((a, b) => a.offset - b.offset).map((e) => e.text);
+}
+
+function jsonWithoutDuplicates(text: string): boolean {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return false;
+  try {
+    JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return scanKeys(text, false).duplicates.length === 0;
 }
 
 /** `line 5: key "name" already set in map`, as go-yaml reports repeated mapping keys. */
