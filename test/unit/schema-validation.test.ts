@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiError } from '../../src/api/status.js';
 import { SchemaRegistry, validateWrite, yamlDuplicateKeys, type WriteValidation } from '../../src/daemons/apiserver/rest/validation/index.js';
-import { scanKeys } from '../../src/api/schema/duplicates.js';
+import { countKeyTokens, scanKeys } from '../../src/api/schema/duplicates.js';
 
 const registry = new SchemaRegistry();
 
@@ -169,6 +169,13 @@ describe('duplicate keys', () => {
   it('are found at every depth, with escaped keys and list indices', () => {
     const scan = scanKeys('{"a":{"b":1,"b":2},"l":[{"x":1},{"x":1,"x":2}],"e\\u0073c":1,"esc":2,"s":"{\\"a\\":1,\\"a\\":2}"}');
     expect(scan.duplicates.map((d) => d.path)).toEqual(['a.b', 'l[1].x', 'esc']);
+  });
+
+  it('are absent when the key tokens match the keys the walk saw', () => {
+    expect(countKeyTokens('{"a":{"b":1,"c":"x:\\"y\\":"},"l":[{"d" : 1}]}')).toBe(5);
+    const dup = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","name":"b"},"data":{"k":"1"}}';
+    const result = validateWrite(registry, { group: '', version: 'v1', kind: 'ConfigMap', name: 'b', object: JSON.parse(dup), mode: 'Warn', operation: 'create', body: { text: dup, yaml: false } });
+    expect(result.warnings).toEqual(['duplicate field "metadata.name"']);
   });
 
   it('in YAML carry their line', () => {

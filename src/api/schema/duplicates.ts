@@ -93,3 +93,30 @@ export function scanKeys(text: string, recordAll = true): KeyScan {
   }
   return { duplicates, firstOffset };
 }
+
+/**
+ * The number of object keys in valid JSON text: a tight loop without allocations. When it equals the
+ * number of keys the parsed value holds, no key repeats and scanKeys is not needed.
+ */
+export function countKeyTokens(text: string): number {
+  let count = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    if (text.charCodeAt(i) !== 0x22) continue;
+    i++;
+    while (i < n) {
+      const d = text.charCodeAt(i);
+      if (d === 0x5c) i += 2;
+      else if (d === 0x22) break;
+      else i++;
+    }
+    let j = i + 1;
+    while (j < n) {
+      const w = text.charCodeAt(j);
+      if (w !== 0x20 && w !== 0x0a && w !== 0x0d && w !== 0x09) break;
+      j++;
+    }
+    if (text.charCodeAt(j) === 0x3a /* : */) count++;
+  }
+  return count;
+}

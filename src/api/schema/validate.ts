@@ -31,6 +31,8 @@ export interface SchemaFindings {
   unknown: string[];
   /** Required fields missing (and, for custom resources, values of the wrong type): 422 causes. */
   required: FieldError[];
+  /** Object keys the walk visited (a body's key count, when the walk reached every object of it). */
+  keys: number;
 }
 
 export interface ValidateOptions {
@@ -52,7 +54,7 @@ interface Walk {
 }
 
 export function validateAgainstSchema(object: unknown, schema: ObjectSchema, options: ValidateOptions = {}): SchemaFindings {
-  const walk: Walk = { schema, options, findings: { unknown: [], required: [] } };
+  const walk: Walk = { schema, options, findings: { unknown: [], required: [], keys: 0 } };
   visit(walk, object, schema.root, schema.rootName ?? '', undefined, goStructName(schema.rootName ?? ''));
   return walk.findings;
 }
@@ -214,6 +216,7 @@ function visitObject(walk: Walk, value: Record<string, unknown>, schema: Schema,
   const properties = schema.properties;
   const additional = schema.additionalProperties;
   const keys = walk.options.sorted ? Object.keys(value).sort() : Object.keys(value);
+  walk.findings.keys += keys.length;
   const childStruct = definition ? goStructName(definition) : struct;
   if (!properties) {
     // A map (additionalProperties) or a free-form object.

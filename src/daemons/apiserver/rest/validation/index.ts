@@ -10,7 +10,7 @@
  */
 import { parseDocument, LineCounter, isMap, isScalar, isSeq, type Node } from 'yaml';
 import { badRequest, field, invalid, type FieldError } from '../../../../api/status.js';
-import { scanKeys } from '../../../../api/schema/duplicates.js';
+import { countKeyTokens, scanKeys } from '../../../../api/schema/duplicates.js';
 import { validateAgainstSchema } from '../../../../api/schema/validate.js';
 import { names } from '../../../../api/names.js';
 import type { SchemaProvider } from './schema-registry.js';
@@ -71,7 +71,7 @@ export function validateWrite(provider: SchemaProvider, input: WriteValidation):
 
   const strict: string[] = [];
   if (input.mode !== 'Ignore' && (findings.unknown.length || input.body)) {
-    strict.push(...orderedFindings(input, findings.unknown, isPatch));
+    strict.push(...orderedFindings(input, findings.unknown, isPatch, findings.keys));
   }
   if (input.mode === 'Strict' && strict.length) {
     if (input.operation === 'apply' && strict[0]!.startsWith('yaml: ')) {
@@ -101,7 +101,7 @@ function trimYamlLine(text: string): string {
  * the patch body's duplicates, then the patched object's unknown fields. YAML: the duplicate keys
  * with their lines first (`yaml: unmarshal errors:` block), then unknown fields.
  */
-function orderedFindings(input: WriteValidation, unknown: string[], isPatch: boolean): string[] {
+function orderedFindings(input: WriteValidation, unknown: string[], isPatch: boolean, walkedKeys: number): string[] {
   const unknownTexts = unknown.map((p) => `unknown field ${JSON.stringify(p)}`);
   const body = input.body;
   if (!body) return unknownTexts;
@@ -111,6 +111,8 @@ function orderedFindings(input: WriteValidation, unknown: string[], isPatch: boo
     const head = lines.length ? [`yaml: unmarshal errors:\n${lines.map((l) => `  ${l}`).join('\n')}`] : [];
     return [...head, ...unknownTexts];
   }
+  // The walk saw every key of the body once: nothing repeats (the common case, without the scan's sets).
+  if (!isPatch && countKeyTokens(body.text) === walkedKeys) return unknownTexts;
   const scan = scanKeys(body.text, false);
   const duplicateTexts = scan.duplicates.map((d) => `duplicate field ${JSON.stringify(d.path)}`);
   if (isPatch) return [...duplicateTexts, ...unknownTexts];
