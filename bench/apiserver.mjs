@@ -10,7 +10,10 @@
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch: a subset, e.g. to profile one case).
+// (get,list,patch,apply: a subset, e.g. to profile one case).
+// - Server-side apply (PATCH application/apply-patch+yaml) of pods: applies that create a pod, and
+//   applies that change a label of each client's own pod, both against POST (create) of the same pod
+//   in the same run: the cost of merging, field sets and conflict checks over a plain create.
 import {spawn, fork} from 'node:child_process';
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {createServer as createHttpsServer, Agent, request} from 'node:https';
@@ -27,7 +30,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,apply').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -201,6 +204,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
       );
       rows.push(row(engine, `LIST ${LIST_SIZE} pods`, listOrch, 'bare https', listBare));
     }
+    if (CASES.has('apply')) rows.push(...(await benchApply(engine, orch, podJson)));
     if (!CASES.has('patch')) return rows;
 
     // PATCH: each client patches its own pod (no conflicts between clients), a new label value each time.
@@ -266,6 +270,29 @@ async function benchEngine(engine, etcdEndpoint, lib) {
     clearTimeout(killer);
     rmSync(dataDir, {recursive: true, force: true});
   }
+}
+
+/** Server-side apply rates as ratios to create, interleaved round by round. */
+async function benchApply(engine, orch, podJson) {
+  let created = 0;
+  let applied = 0;
+  let seq = 0;
+  const renamed = (name, labels = {}) => {
+    const pod = JSON.parse(podJson(0));
+    pod.metadata.name = name;
+    Object.assign(pod.metadata.labels, labels);
+    return JSON.stringify(pod);
+  };
+  const APPLY = 'application/apply-patch+yaml';
+  const [create, applyCreate, applyUpdate] = await interleaved(
+    () => orch('POST', PODS, renamed(`create-${created++}`), 'application/json'),
+    () => orch('PATCH', `${PODS}/apply-${applied}?fieldManager=bench`, renamed(`apply-${applied++}`), APPLY),
+    (client) => orch('PATCH', `${PODS}/bench-${client}?fieldManager=bench`, renamed(`bench-${client}`, {n: String(client), seq: String(seq++)}), APPLY),
+  );
+  return [
+    row(engine, 'apply (creates a pod)', applyCreate, 'POST create', create),
+    row(engine, 'apply (changes a label)', applyUpdate, 'POST create', create),
+  ];
 }
 
 /**
