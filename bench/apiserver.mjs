@@ -284,14 +284,19 @@ async function benchApply(engine, orch, podJson) {
     return JSON.stringify(pod);
   };
   const APPLY = 'application/apply-patch+yaml';
-  const [create, applyCreate, applyUpdate] = await interleaved(
+  const [create, applyCreate, mergeUpdate, applyUpdate] = await interleaved(
     () => orch('POST', PODS, renamed(`create-${created++}`), 'application/json'),
     () => orch('PATCH', `${PODS}/apply-${applied}?fieldManager=bench`, renamed(`apply-${applied++}`), APPLY),
-    (client) => orch('PATCH', `${PODS}/bench-${client}?fieldManager=bench`, renamed(`bench-${client}`, {n: String(client), seq: String(seq++)}), APPLY),
+    (client) => orch('PATCH', `${PODS}/bench-${client}`, JSON.stringify({metadata: {labels: {seq: String(seq++)}}}), 'application/merge-patch+json'),
+    (client) => orch('PATCH', `${PODS}/bench-${client}?fieldManager=bench&force=true`, renamed(`bench-${client}`, {n: String(client), seq: String(seq++)}), APPLY),
   );
+  // The merge patches take the label over (their manager is the User-Agent), so the applies force, as
+  // controllers do. An update reads and compares-and-swaps in the store, a create only inserts: the label-changing
+  // apply is also shown against the same change made by a merge patch.
   return [
     row(engine, 'apply (creates a pod)', applyCreate, 'POST create', create),
     row(engine, 'apply (changes a label)', applyUpdate, 'POST create', create),
+    row(engine, 'apply (changes a label)', applyUpdate, 'PATCH merge (same change)', mergeUpdate),
   ];
 }
 
