@@ -82,6 +82,8 @@ describe('discovery', () => {
   });
 });
 
+/** A schema that keeps every field (upstream requires a schema per version). */
+const ANY = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
 const crd = (scope = 'Namespaced') => ({
   apiVersion: 'apiextensions.orch.io/v1',
   kind: 'CustomResourceDefinition',
@@ -91,8 +93,8 @@ const crd = (scope = 'Namespaced') => ({
     scope,
     names: { plural: 'widgets', kind: 'Widget', shortNames: ['wd'] },
     versions: [
-      { name: 'v1', served: true, storage: true, subresources: { status: {} } },
-      { name: 'v1beta1', served: true, storage: false },
+      { name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: ANY },
+      { name: 'v1beta1', served: true, storage: false, schema: ANY },
     ],
   },
 });
@@ -177,7 +179,7 @@ describe('custom resources', () => {
   it.each([
     ['name not plural.group', { metadata: { name: 'wrong.example.com' } }, 'metadata.name: Invalid value: "wrong.example.com": must be spec.names.plural+"."+spec.group'],
     ['group without a dot', { metadata: { name: 'widgets.example' }, spec: { ...crd().spec, group: 'example' } }, 'spec.group: Invalid value: "example": should be a domain with at least one dot'],
-    ['two storage versions', { spec: { ...crd().spec, versions: [{ name: 'v1', served: true, storage: true }, { name: 'v2', served: true, storage: true }] } },
+    ['two storage versions', { spec: { ...crd().spec, versions: [{ name: 'v1', served: true, storage: true, schema: ANY }, { name: 'v2', served: true, storage: true, schema: ANY }] } },
       'must have exactly one version marked as storage version'],
   ])('invalid CRD: %s', async (_name, override, message) => {
     const reply = await call(api, 'POST', '/apis/apiextensions.orch.io/v1/customresourcedefinitions', { body: { ...crd(), ...override } });

@@ -9,7 +9,7 @@
  *   without a list type are atomic, as upstream.
  * Pure.
  */
-import { fieldMeta, fieldType, lookupSchema, SCHEMA_TYPES, type StructSchema } from '../merge-metadata.js';
+import { fieldMeta, fieldType, lookupSchema, schemaType, type StructSchema } from '../merge-metadata.js';
 import { isJsonObject, type JsonObject } from '../../patch/types.js';
 import { UNTYPED, type ListMapKey, type ListType, type TypeNode, type TypeProvider } from './schema.js';
 
@@ -83,7 +83,7 @@ export function openApiNode(schema: JsonObject | undefined): TypeNode {
 export function openApiTypes(schema: JsonObject | undefined): TypeProvider {
   const inner = openApiNode(schema);
   // A custom resource's metadata is ObjectMeta whatever its schema says (upstream does the same).
-  const objectMeta = SCHEMA_TYPES.get('ObjectMeta');
+  const objectMeta = schemaType('ObjectMeta');
   const root: TypeNode = {
     ...inner,
     declares: (name) => ['apiVersion', 'kind', 'metadata'].includes(name) || inner.declares(name),

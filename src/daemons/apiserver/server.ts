@@ -7,15 +7,18 @@
 import {hostname} from 'node:os';
 import {join} from 'node:path';
 import {mkdir, readFile} from 'node:fs/promises';
-import type {IncomingMessage, ServerResponse} from 'node:http';
+import {ServerResponse, type IncomingMessage} from 'node:http';
+import type {Duplex} from 'node:stream';
 import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writePlainNotFound} from './rest/http-io.js';
-import {builtinResources} from '../../api/resources.js';
+import {builtinResources, ResourceRegistry} from '../../api/resources.js';
+import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
+import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
 import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
-import {POD_STREAM_PATH, podStreamUnsupported} from './pod-streams.js';
+import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
 import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
 import {createEventSweeper} from './rest/event-ttl.js';
@@ -51,6 +54,9 @@ import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
 import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
 import type {RequestAuthenticator} from './auth/authenticator.js';
 import {RbacInformer, bootstrapRbac} from './rbac-bootstrap.js';
+import {NodeGraphInformer} from './node-graph-informer.js';
+import {RBAC_RESOURCES, rbacWriteGuard, type RbacResource} from './auth/rbac-write-guard.js';
+import {RbacAuthorizer} from './auth/rbac.js';
 import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
 import {klog} from '../../lib/klog.js';
@@ -71,6 +77,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   agentCertificateAuthority?: string;
   agentClientCertificate?: string;
   agentClientKey?: string;
+  /** --agent-preferred-address-types: which node address reaches its agent (upstream's default: Hostname first). */
+  agentPreferredAddressTypes?: string[];
   storage: Omit<StorageOptions, 'dataDir'>;
   keyPrefix: string;
   anonymousAuth: boolean;
@@ -110,6 +118,8 @@ export class ApiServer {
   private authenticator?: RequestAuthenticator;
   private authorizer?: Authorizer;
   private rbac?: RbacInformer;
+  /** The Node authorizer's graph (only with --authorization-mode including Node). */
+  private nodeGraph?: NodeGraphInformer;
   private lifecycle?: ShutdownLifecycle;
   private readonly registry: HealthRegistry;
   private readonly hooks: PostStartHooks;
@@ -155,7 +165,7 @@ export class ApiServer {
 
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
-    this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey)};
+    this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey), addressTypes: c.agentPreferredAddressTypes};
     const auth = await createAuthentication({
       anonymousAuth: c.anonymousAuth,
       clientCaFile: c.clientCaFile,
@@ -178,11 +188,22 @@ export class ApiServer {
       },
       (message) => log.warning(message),
     );
-    this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, ...fileAuthorizers});
+    if (c.authorizationModes.includes('Node')) {
+      this.nodeGraph = new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error));
+    }
+    this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, nodeGraph: this.nodeGraph?.graph, ...fileAuthorizers});
 
+    const rbacRules = new RbacAuthorizer(this.rbac.index);
+    const rbacIndex = this.rbac.index;
     this.api = createApiHandler({
       store,
+      // RBAC's escalation prevention: roles and bindings grant only what their writer holds.
+      writeGuards: (info) =>
+        info.group === names().groups.rbac && RBAC_RESOURCES.includes(info.plural as RbacResource) ? rbacWriteGuard(info.plural as RbacResource, rbacRules, rbacIndex) : undefined,
       keyPrefix: c.keyPrefix,
+      // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
+      // it joins the registry for discovery only.
+      registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
       version: {
         major: c.version.major,
         minor: c.version.minor,
@@ -247,6 +268,7 @@ export class ApiServer {
     this.registry.addReadyzChecks(
       informerSyncCheck(() => [
         ['rbac', rbac.synced],
+        ...(this.nodeGraph ? [['node-authorizer-graph', this.nodeGraph.synced] as [string, boolean]] : []),
         ['customresourcedefinitions', api.crdInformerSynced()],
         ...storage.caches.flatMap((cache) => cache.status().map((s) => [s.prefix, s.synced] as [string, boolean])),
       ]),
@@ -260,7 +282,9 @@ export class ApiServer {
     hooks.add('start-orch-apiserver-admission-initializer', async () => undefined);
     hooks.add('generic-apiserver-start-informers', async () => {
       void rbac.start();
-      await waitFor(() => rbac.synced);
+      const graph = this.nodeGraph;
+      if (graph) void graph.start();
+      await waitFor(() => rbac.synced && (graph?.synced ?? true));
     });
     hooks.add('start-apiextensions-informers', async () => waitFor(() => api.crdInformerSynced()));
     hooks.add('start-apiextensions-controllers', async () => api.whenSynced());
@@ -345,11 +369,29 @@ export class ApiServer {
       const streamPath = POD_STREAM_PATH.exec(path);
       if (streamPath) {
         const [, namespace, name, subresource] = streamPath;
-        const verb = req.method === 'GET' ? 'get' : 'create';
-        const attrs: AuthorizationAttributes = {user, verb, resourceRequest: true, apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource, namespace, name};
+        // POST is `create`; a GET (WebSocket) must be allowed `get` and, as upstream does since 1.30
+        // (AuthorizePodWebsocketUpgradeCreatePermission), `create` too: both open a stream into the pod.
+        for (const verb of req.method === 'GET' ? ['get', 'create'] : ['create']) {
+          const attrs: AuthorizationAttributes = {user, verb, resourceRequest: true, apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource, namespace, name};
+          const decision = await authorize(attrs);
+          if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        }
+        return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
+      }
+      const metrics = parseMetricsPath(path);
+      if (metrics) {
+        const verb = metrics.name === undefined ? 'list' : 'get';
+        const attrs: AuthorizationAttributes = {
+          user, verb, resourceRequest: true, apiGroup: names().groups.metrics, apiVersion: METRICS_VERSION, resource: metrics.resource, namespace: metrics.namespace, name: metrics.name,
+        };
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
-        return writeStatusObject(res, podStreamUnsupported(name!, subresource!));
+        return serveResourceMetrics(req, res, metrics, {
+          store: (this.storage as Storage).store,
+          keyPrefix: c.keyPrefix,
+          summary: (node) => fetchSummary(node, this.agentTls),
+          onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
+        });
       }
       const handled = await api(req, res, {
         user,
@@ -404,7 +446,19 @@ export class ApiServer {
     });
     this.registry.setShutdownCheck(this.lifecycle.shutdownCheck);
     this.lifecycle.on('phase', (phase) => log.info('Shutdown phase', 'phase', phase));
-    server = await createSecureServer(c, tls, this.requestHandler() as never);
+    const handler = this.requestHandler();
+    server = await createSecureServer(c, tls, handler as never);
+    // Upgrade requests (exec, attach, port-forward) go through the same chain, with a response
+    // written on their raw connection for refusals; pods/exec etc. then take the connection over.
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => {});
+      const res = new ServerResponse(req);
+      res.assignSocket(socket as Socket);
+      res.shouldKeepAlive = false;
+      res.once('finish', () => socket.end());
+      markUpgrade(req, {socket, head});
+      handler(req as AnyRequest, res);
+    });
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -427,6 +481,7 @@ export class ApiServer {
     this.api?.closeWatches();
     this.api?.stop();
     this.rbac?.stop();
+    this.nodeGraph?.stop();
     this.sweeper?.stop();
     this.logCheck.stop();
     await this.storage?.close();

@@ -17,11 +17,13 @@ import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirem
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { StoreCompactedError, StoreConflictError, type KeyValue, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
 import type { AdmissionChain, AdmissionOperation } from './admission.js';
+import type { ResourceHooks } from './custom-resources.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import type { ListParams } from './list-options.js';
 import { deepCopy, finalizersOf, generatedName, labelsOf, metadataOf, rfc3339, stringAt, valueAt } from './objects.js';
 import { strategyFor, type Strategy } from './strategies.js';
-import type { Clock, UserInfo } from './types.js';
+import type { Clock, RequestContext, UserInfo } from './types.js';
+import type { WriteGuard } from './write-guard.js';
 
 export interface RegistryDeps {
   store: Store;
@@ -29,6 +31,10 @@ export interface RegistryDeps {
   /** The kvstore key prefix (`/registry`). */
   keyPrefix: string;
   admission: AdmissionChain;
+  /** Conversion, defaulting on read and printing of custom resources (src/daemons/apiserver/rest/custom-resources.ts). */
+  hooks?: ResourceHooks;
+  /** The registry's own check of who may write (RBAC's escalation prevention), before admission. */
+  guard?: WriteGuard;
 }
 
 export interface WriteContext {
@@ -39,6 +45,8 @@ export interface WriteContext {
   subresource?: string;
   /** The written object carries its managedFields already (server-side apply computed them). */
   managedFieldsComputed?: boolean;
+  /** The request's authorizer, for registries that check more than the request itself (RBAC's escalate and bind). */
+  authorize?: RequestContext['authorize'];
 }
 
 export interface DeleteOptions {
@@ -98,8 +106,31 @@ export class RegistryStore {
   decode(value: string, revision: number): JsonObject {
     const object = JSON.parse(value) as JsonObject;
     metadataOf(object).resourceVersion = String(revision);
+    if (this.deps.hooks) return this.deps.hooks.decode(object);
     if (this.info.custom) object.apiVersion = this.apiVersion;
     return object;
+  }
+
+  /** The hooks of a custom resource's version, if any. */
+  get hooks(): ResourceHooks | undefined {
+    return this.deps.hooks;
+  }
+
+  /** Decoded objects in the served version, when that takes I/O (conversion webhooks). */
+  async served(objects: JsonObject[]): Promise<JsonObject[]> {
+    const convert = this.deps.hooks?.fromStorage;
+    return convert && objects.length ? convert(objects) : objects;
+  }
+
+  /** Whether decoded objects still need `served` (watch streams convert event by event then). */
+  convertsOnRead(): boolean {
+    return this.deps.hooks?.fromStorage !== undefined;
+  }
+
+  /** The JSON to store for an object: in the storage version for custom resources. */
+  private async encodeForStorage(object: JsonObject): Promise<string> {
+    const hooks = this.deps.hooks;
+    return this.encode(hooks ? await hooks.toStorage(object) : object);
   }
 
   private encode(object: JsonObject): string {
@@ -110,7 +141,9 @@ export class RegistryStore {
 
   private async read(namespace: string, name: string): Promise<{ kv: KeyValue; object: JsonObject } | undefined> {
     const kv = await this.deps.store.get(this.key(namespace, name));
-    return kv && { kv, object: this.decode(kv.value, kv.modRevision) };
+    if (!kv) return undefined;
+    const [object] = await this.served([this.decode(kv.value, kv.modRevision)]);
+    return { kv, object: object! };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -188,7 +221,7 @@ export class RegistryStore {
       startAfter = page.items.at(-1)!.key;
       lastKey = startAfter;
     }
-    const result: ListResult = { items, resourceVersion: String(revision) };
+    const result: ListResult = { items: await this.served(items), resourceVersion: String(revision) };
     if (more && lastKey) result.continue = encodeContinue({ revision: revision!, startAfter: lastKey.slice(prefix.length) });
     return result;
   }
@@ -258,18 +291,20 @@ export class RegistryStore {
     if (this.strategy.tracksGeneration) meta.generation = 1;
     const name = typeof meta.name === 'string' ? meta.name : '';
 
+    await this.deps.guard?.checkCreate(ctx, namespace, object);
     await this.admit('CREATE', ctx, namespace, name, object);
     this.strategy.prepareForCreate(object);
     const errors = this.strategy.validate(object);
     if (errors.length) this.invalid(object, errors);
     await this.validateAdmission('CREATE', ctx, namespace, name, object);
     if (!ctx.managedFieldsComputed) this.setManagedFields(object, undefined, ctx);
+    const encoded = await this.encodeForStorage(object);
     if (ctx.dryRun) {
       if (await this.deps.store.get(this.key(namespace, name))) throw alreadyExists(this.gr, name);
       return object;
     }
     try {
-      const revision = await this.deps.store.create(this.key(namespace, name), this.encode(object));
+      const revision = await this.deps.store.create(this.key(namespace, name), encoded);
       meta.resourceVersion = String(revision);
       return object;
     } catch (error) {
@@ -321,12 +356,13 @@ export class RegistryStore {
           throw error;
         }
       }
+      const encoded = await this.encodeForStorage(next);
       if (ctx.dryRun) {
         metadataOf(next).resourceVersion = String(found.kv.modRevision);
         return { object: next, created: false };
       }
       try {
-        const revision = await this.deps.store.update(this.key(namespace, name), this.encode(next), found.kv.modRevision);
+        const revision = await this.deps.store.update(this.key(namespace, name), encoded, found.kv.modRevision);
         metadataOf(next).resourceVersion = String(revision);
         return { object: next, created: false };
       } catch (error) {
@@ -362,6 +398,7 @@ export class RegistryStore {
     }
     if (errors.length) this.invalid(object, errors);
 
+    if (!ctx.subresource) await this.deps.guard?.checkUpdate(ctx, namespace, object, current);
     await this.admit('UPDATE', ctx, namespace, name, object, current);
     // Scale writes are spec writes; status, finalize and binding writes carry their own rules.
     if (!ctx.subresource || ctx.subresource === 'scale') {
@@ -497,7 +534,7 @@ export class RegistryStore {
         if (deferred) {
           if (deferred === current) return { code: 200, body: current };
           if (ctx.dryRun) return { code: 200, body: deferred };
-          const revision = await this.deps.store.update(this.key(namespace, name), this.encode(deferred), found.kv.modRevision);
+          const revision = await this.deps.store.update(this.key(namespace, name), await this.encodeForStorage(deferred), found.kv.modRevision);
           metadataOf(deferred).resourceVersion = String(revision);
           // 202 only when the deprecated orphanDependents=false was given explicitly.
           return { code: options.orphanDependents === false ? 202 : 200, body: deferred };
