@@ -31,8 +31,13 @@ function node(fields: Partial<TypeNode>): TypeNode {
   return { ...BUILTIN_UNTYPED, ...fields };
 }
 
+/** A Go map of scalars (labels, data, resources.limits): its keys are data, owned as members. */
+const SCALAR_MAP: TypeNode = node({ declares: () => false });
+
 function structNode(schema: StructSchema): TypeNode {
-  return node({ field: (name) => builtinField(schema, name) });
+  // A Go map's keys are not fields (owned as members); a struct declares exactly its table fields.
+  const declares = schema.mapValue ? () => false : schema.open ? () => true : (name: string) => name in schema.fields;
+  return node({ declares, field: (name) => builtinField(schema, name) });
 }
 
 function builtinField(schema: StructSchema, name: string): TypeNode {
@@ -44,6 +49,7 @@ function builtinField(schema: StructSchema, name: string): TypeNode {
   if (keys) return node({ listType: 'map', listMapKeys: keys, item: () => value });
   if (meta.strategy?.startsWith('merge') && meta.elementKind === 'string') return node({ listType: 'set' });
   if (ATOMIC_FIELDS.has(id)) return node({ atomicMap: true });
+  if (meta.shape === 'map' && !valueType) return SCALAR_MAP;
   return value;
 }
 
