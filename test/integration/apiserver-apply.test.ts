@@ -192,6 +192,25 @@ describe('server-side apply with kubectl', () => {
     expect((await k(['get', 'deploy', 'ops', '-o', 'yaml', '--show-managed-fields'])).stdout).toContain('manager: kubectl-edit');
   });
 
+  it('a repeated apply is a no-op; kubectl moves a client-side applier to server-side apply without conflicts', async () => {
+    await ssa('a', deployment('same', appSpec({replicas: 1})));
+    const before = await getJson('deploy', 'same');
+    expect(await ssa('a', deployment('same', appSpec({replicas: 1})))).toMatchObject({code: 0});
+    expect((await getJson('deploy', 'same')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+
+    expect(await k(['apply', '-f', file(deployment('csa', appSpec({replicas: 1})))])).toMatchObject({code: 0, stdout: 'deployment.apps/csa created\n'});
+    expect(Object.keys(managersOf(await getJson('deploy', 'csa')))).toEqual(['kubectl-client-side-apply/Update']);
+    // kubectl rewrites the client-side applier's entry into its own Apply entry (a JSON patch of
+    // managedFields) before it applies, so the change of replicas is not a conflict.
+    expect(await k(['apply', '--server-side', '-f', file(deployment('csa', appSpec({replicas: 2})))])).toMatchObject({code: 0});
+    const after = await getJson('deploy', 'csa');
+    expect(after.spec.replicas).toBe(2);
+    // As upstream: kubectl keeps the last-applied annotation under its own applier `kubectl-last-applied`;
+    // the server keeps the annotation equal to what kubectl applies.
+    expect(Object.keys(managersOf(after)).sort()).toEqual(['kubectl-last-applied/Apply', 'kubectl/Apply']);
+    expect(JSON.parse(after.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).spec.replicas).toBe(2);
+  });
+
   it.each([
     ['no fieldManager', '', 'kind: ConfigMap\napiVersion: v1\nmetadata: {name: bad}\n', 422, 'Invalid',
       /^PatchOptions\.meta\.[a-z.]+ "" is invalid: fieldManager: Required value: is required for apply patch$/],
