@@ -37,7 +37,7 @@ const SCALAR_MAP: TypeNode = node({ declares: () => false });
 function structNode(schema: StructSchema): TypeNode {
   // A Go map's keys are not fields (owned as members); a struct declares exactly its table fields.
   const declares = schema.mapValue ? () => false : schema.open ? () => true : (name: string) => name in schema.fields;
-  return node({ declares, field: (name) => builtinField(schema, name) });
+  return node({ declares, struct: !schema.mapValue && !schema.open, field: (name) => builtinField(schema, name) });
 }
 
 function builtinField(schema: StructSchema, name: string): TypeNode {

@@ -203,6 +203,20 @@ export interface UpdateInput {
 /** A create needs a live object to compare with: upstream's is the kind's zero value, whose structs exist (no `.` on spec). */
 const EMPTY_LIVE: JsonObject = { metadata: {}, spec: {} };
 
+/**
+ * The zero value of `value`'s type as far as `value` reaches: the struct members that hold structs,
+ * empty. Compared with it, a create owns a struct's members but not the struct (upstream's Go types
+ * have them already); maps, lists and custom resources are owned as a whole (`.`), as upstream.
+ */
+function zeroValue(value: JsonObject, type: TypeNode): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    const child = type.field(k);
+    if (isJsonObject(v) && child.struct && !child.atomicMap) out[k] = zeroValue(v, child);
+  }
+  return out;
+}
+
 function copyManagers(managers: readonly Manager[]): Map<string, Manager> {
   return new Map(managers.map((m) => [identity(m), { ...m }]));
 }
@@ -210,8 +224,9 @@ function copyManagers(managers: readonly Manager[]): Map<string, Manager> {
 /** managedFields after an Update operation by `manager`. */
 export function recordUpdate(input: UpdateInput): Manager[] {
   const managers = copyManagers(input.managers);
-  const live = input.live ? withoutManagedFields(input.live) : EMPTY_LIVE;
-  const cmp = reconcile(live, withoutManagedFields(input.next), managers, '', true, input.type, input.ignored);
+  const next = withoutManagedFields(input.next);
+  const live = input.live ? withoutManagedFields(input.live) : input.type.struct ? zeroValue(next, input.type) : EMPTY_LIVE;
+  const cmp = reconcile(live, next, managers, '', true, input.type, input.ignored);
   const gained = cmp.modified.union(cmp.added).difference(STRIP);
   if (!gained.empty()) {
     const me: Manager = { manager: input.manager, operation: 'Update', apiVersion: input.apiVersion, set: new FieldSet() };
