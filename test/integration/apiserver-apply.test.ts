@@ -211,6 +211,19 @@ describe('server-side apply with kubectl', () => {
     expect(JSON.parse(after.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).spec.replicas).toBe(2);
   });
 
+  it('applies to the status subresource: only status changes, owned by an entry with subresource status', async () => {
+    await ssa('a', deployment('st', appSpec({replicas: 1})));
+    const r = await server.client.request('PATCH', '/apis/apps/v1/namespaces/default/deployments/st/status?fieldManager=ctl', {
+      body: JSON.stringify({...deployment('st', {replicas: 9}), status: {observedGeneration: 1, replicas: 1}}), contentType: APPLY,
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.spec.replicas).toBe(1);
+    expect(r.body.status).toMatchObject({observedGeneration: 1, replicas: 1});
+    expect(r.body.metadata.managedFields.find((m: any) => m.manager === 'ctl')).toMatchObject({
+      operation: 'Apply', subresource: 'status', fieldsV1: {'f:status': {'f:observedGeneration': {}, 'f:replicas': {}}},
+    });
+  });
+
   it.each([
     ['no fieldManager', '', 'kind: ConfigMap\napiVersion: v1\nmetadata: {name: bad}\n', 422, 'Invalid',
       /^PatchOptions\.meta\.[a-z.]+ "" is invalid: fieldManager: Required value: is required for apply patch$/],
