@@ -31,8 +31,8 @@ export interface ManagedFieldsUpdate {
  */
 export function updateManagedFields(input: ManagedFieldsUpdate): ManagedFieldsEntry[] {
   const meta = input.previous?.metadata;
-  const sent = isJsonObject(input.next.metadata) ? decodeManagers(input.next.metadata.managedFields) : [];
-  const managers = sent.length ? sent : decodeManagers(isJsonObject(meta) ? meta.managedFields : undefined);
+  const sent = isJsonObject(input.next.metadata) ? input.next.metadata.managedFields : undefined;
+  const managers = Array.isArray(sent) && sent.length ? decodeManagers(sent) : decodeManagers(isJsonObject(meta) ? meta.managedFields : undefined);
   const type = input.type ?? builtinTypes.root(String(input.next.apiVersion ?? ''), String(input.next.kind ?? ''));
   return encodeManagers(recordUpdate({
     live: input.previous, next: input.next, managers, manager: input.manager, apiVersion: input.apiVersion, subresource: input.subresource,
