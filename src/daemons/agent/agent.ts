@@ -195,6 +195,8 @@ export class Agent {
         streaming: this.streamingProviders(),
       },
       metricsRegistry: this.registry,
+      apiClient: this.client,
+      nodeName: this.nodeName,
     });
     await this.servers.start();
     log.info('Agent started', 'node', this.nodeName, 'mode', this.mode, 'sources', this.sources.sources.join(','));
@@ -456,6 +458,7 @@ export class Agent {
       maxPods: this.maxPods(),
       cgroups: this.runtime?.cgroupsEnabled,
       eviction: this.eviction?.snapshot(),
+      startedAt: Date.parse(this.startedAt),
       at: Date.now(),
     };
   }
