@@ -215,6 +215,16 @@ describe('custom resources with kubectl', () => {
     expect(scale).toMatchObject({kind: 'Scale', apiVersion: 'autoscaling/v1', spec: {replicas: 4}, status: {replicas: 0}});
   });
 
+  it('explains a custom resource from its schema', async () => {
+    const r = await k(['explain', 'widgets.spec']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/KIND:\s+Widget/);
+    expect(r.stdout).toMatch(/VERSION:\s+v1/);
+    expect(r.stdout).toMatch(/size\s+<integer> -required-/);
+    expect(r.stdout).toMatch(/color\s+<string>/);
+    expect(r.stdout).toContain('enum: red, blue');
+  });
+
   it('serves the deprecated version with a warning and the apiVersion rewritten (conversion None)', async () => {
     const r = await k(['get', 'widgets.v1beta1.example.com', 'w1', '-o', 'json']);
     expect(r.code).toBe(0);

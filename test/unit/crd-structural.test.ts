@@ -9,6 +9,7 @@ import {prune} from '../../src/api/structural/prune.js';
 import {structuralProblems, type Schema} from '../../src/api/structural/schema.js';
 import {validateAgainstSchema} from '../../src/api/structural/validate.js';
 import {compileValidator} from '../../src/api/cel/rules.js';
+import {crdOpenApi} from '../../src/api/structural/openapi.js';
 import {fieldErrorText} from '../../src/api/status.js';
 import type {JsonObject} from '../../src/patch/types.js';
 
@@ -170,5 +171,32 @@ describe('CEL rules', () => {
     const many = Array.from({length: 100000}, (_, i) => String(i % 999));
     expect(texts(v.validate({spec: {names: many}}))).toEqual([expect.stringMatching(/^spec: Invalid value: "object": .*(cost budget|cost limit)/)]);
     expect(v.validate({spec: {names: ['a', 'b']}})).toEqual([]);
+  });
+});
+
+describe('OpenAPI of a CRD version', () => {
+  const crd = {
+    spec: {
+      group: 'example.com', names: {plural: 'widgets', kind: 'Widget', listKind: 'WidgetList'},
+      versions: [{name: 'v1', schema: {openAPIV3Schema: {type: 'object', properties: {spec: {type: 'object', properties: {
+        port: {'x-kubernetes-int-or-string': true, anyOf: [{type: 'integer'}, {type: 'string'}]},
+        note: {type: 'string', nullable: true},
+      }, 'x-kubernetes-validations': [{rule: 'true'}]}}}}}],
+    },
+  };
+
+  it('names definitions as upstream, tags them with their group-version-kind, and strips v2 of what Swagger 2.0 cannot say', () => {
+    const doc = crdOpenApi(crd as never, 'v1')!;
+    expect(Object.keys(doc.v3)).toEqual(['com.example.v1.Widget', 'com.example.v1.WidgetList']);
+    const v3 = doc.v3['com.example.v1.Widget'] as any;
+    expect(v3['x-kubernetes-group-version-kind']).toEqual([{group: 'example.com', kind: 'Widget', version: 'v1'}]);
+    expect(Object.keys(v3.properties)).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
+    expect(v3.properties.spec.properties.port.anyOf).toHaveLength(2);
+    const v2 = doc.v2['com.example.v1.Widget'] as any;
+    expect(v2.properties.spec.properties.port).toEqual({'x-kubernetes-int-or-string': true});
+    expect(v2.properties.spec.properties.note).toEqual({});
+    expect(v2.properties.spec['x-kubernetes-validations']).toBeUndefined();
+    expect((doc.v2['com.example.v1.WidgetList'] as any).properties.items.items).toEqual({$ref: '#/definitions/com.example.v1.Widget'});
+    expect(crdOpenApi(crd as never, 'v2')).toBeUndefined();
   });
 });

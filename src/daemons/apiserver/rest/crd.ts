@@ -15,6 +15,7 @@ import { CustomResourceRuntime } from './custom-resources.js';
 import { structuralProblems, type Schema } from '../../../api/structural/schema.js';
 import { validateValueAt } from '../../../api/structural/validate.js';
 import { JsonPath } from '../../../printers/jsonpath.js';
+import { crdOpenApi } from '../../../api/structural/openapi.js';
 
 interface CrdVersion {
   name: string;
@@ -351,6 +352,17 @@ export class CrdInformer {
   /** The known CRDs (for name conflicts). */
   all(): JsonObject[] {
     return [...this.crds.values()];
+  }
+
+  /** The OpenAPI v3 schemas of the established CRDs serving a group version (for `kubectl explain`). */
+  openApiSchemas(group: string, version: string): Record<string, JsonObject> {
+    const schemas: Record<string, JsonObject> = {};
+    for (const crd of this.crds.values()) {
+      if (stringAt(crd, 'spec', 'group') !== group || !namesAccepted(crd)) continue;
+      if (!versionsOf(crd).some((v) => v.served && v.name === version)) continue;
+      Object.assign(schemas, crdOpenApi(crd, version)?.v3 ?? {});
+    }
+    return schemas;
   }
 
   /** The compiled CRD serving a custom resource. */

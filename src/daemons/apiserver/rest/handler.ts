@@ -363,9 +363,11 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   function serveOpenApi(pathname: string): JsonObject | undefined {
     const parts = pathname.split('/').filter(Boolean);
     if (parts[1] !== 'v3') return undefined;
-    if (parts.length === 2) return openApiRoot(registry);
-    if (parts[2] === 'api' && parts.length === 4) return openApiDocument(registry, '', parts[3]!);
-    if (parts[2] === 'apis' && parts.length === 5) return openApiDocument(registry, parts[3]!, parts[4]!);
+    // Custom resources' schemas come from their CRDs (custom-resources.ts, crdOpenApi).
+    const schemasOf = (group: string, version: string) => informer.openApiSchemas(group, version);
+    if (parts.length === 2) return openApiRoot(registry, schemasOf);
+    if (parts[2] === 'api' && parts.length === 4) return openApiDocument(registry, '', parts[3]!, schemasOf);
+    if (parts[2] === 'apis' && parts.length === 5) return openApiDocument(registry, parts[3]!, parts[4]!, schemasOf);
     return undefined;
   }
 

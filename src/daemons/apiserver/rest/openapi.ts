@@ -38,20 +38,24 @@ function operations(info: ResourceInfo): Record<string, JsonObject> {
   };
 }
 
-export function openApiDocument(registry: ResourceRegistry, group: string, version: string): JsonObject | undefined {
+/** Schemas to add to a group version's document (custom resources' schemas, from their CRDs). */
+export type SchemasOf = (group: string, version: string) => Record<string, JsonObject>;
+
+export function openApiDocument(registry: ResourceRegistry, group: string, version: string, schemasOf?: SchemasOf): JsonObject | undefined {
   const gv = registry.groupVersions().find((g) => g.group === group && g.version === version);
   if (!gv) return undefined;
   const paths: Record<string, JsonObject> = {};
   for (const info of gv.resources) Object.assign(paths, operations(info));
-  return { openapi: '3.0.0', info: { title: 'orch', version: groupVersionOf({ group, version }) }, paths, components: {} };
+  const schemas = schemasOf?.(group, version) ?? {};
+  return { openapi: '3.0.0', info: { title: 'orch', version: groupVersionOf({ group, version }) }, paths, components: Object.keys(schemas).length ? { schemas } : {} };
 }
 
 /** The root index: each group version's document with a content hash, as upstream's `/openapi/v3`. */
-export function openApiRoot(registry: ResourceRegistry): JsonObject {
+export function openApiRoot(registry: ResourceRegistry, schemasOf?: SchemasOf): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const gv of registry.groupVersions()) {
     const path = openApiPath(gv.group, gv.version);
-    const hash = createHash('sha512').update(JSON.stringify(openApiDocument(registry, gv.group, gv.version))).digest('hex').slice(0, 128).toUpperCase();
+    const hash = createHash('sha512').update(JSON.stringify(openApiDocument(registry, gv.group, gv.version, schemasOf))).digest('hex').slice(0, 128).toUpperCase();
     paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
   }
   return { paths };
