@@ -2,7 +2,7 @@
 // what it imports), then regenerates oclif.manifest.json so oclif never scans or loads commands to
 // answer --help or find a command.
 import {build} from 'esbuild';
-import {readdirSync, readFileSync, rmSync} from 'node:fs';
+import {copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {execFileSync} from 'node:child_process';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -57,4 +57,7 @@ await build({
   outdir: 'dist/fast',
   plugins: [stubOclifHelp],
 });
+// Data files read at run time beside the bundle (src/api/schema/definitions.ts looks in dist/data/).
+mkdirSync('dist/data', {recursive: true});
+copyFileSync('src/api/schema/data/definitions.json.gz', 'dist/data/definitions.json.gz');
 execFileSync('npx', ['oclif', 'manifest'], {stdio: ['ignore', 'ignore', 'inherit']});

@@ -1,17 +1,17 @@
 /**
- * Strategic-merge metadata of the built-in kinds, as data.
+ * Strategic-merge metadata of the built-in kinds, read from the table that
+ * scripts/generate-schemas.mjs derives from upstream's OpenAPI definitions (merge-table.generated.ts):
+ * each struct type's fields with their patch strategy (`x-kubernetes-patch-strategy`), merge key
+ * (`x-kubernetes-patch-merge-key`) and value type. Upstream reads the same facts from the Go struct
+ * tags; the OpenAPI extensions are generated from those tags.
  *
- * Upstream derives this at run time from the Go struct tags `patchStrategy` / `patchMergeKey`
- * (core/v1, apps/v1, batch/v1, coordination/v1, meta/v1 types.go). We have no Go types, so the tags
- * are transcribed here as a schema tree: a named struct type lists the fields that matter for
- * strategic merge (tagged fields, and struct-valued fields leading to tagged ones). Nested types
- * (PodSpec, Container, ...) are declared once and referenced by name.
- *
- * Fields that are not declared behave like untagged fields: maps merge key by key, lists are
- * replaced atomically. (Upstream additionally rejects a field unknown to the Go struct when both
- * the live object and the patch carry it; we do not model the full field lists, see report.)
+ * The table is a compact string, parsed per type on first use: `orch patch` loads it without JSON
+ * schemas or YAML (startup time, bench/startup.mjs). A struct type knows all its fields, so a patch
+ * that merges into a field the type lacks fails as kubectl's does (`unable to find api field in
+ * struct PodSpec for the json field "foo"`).
  */
 import { nameSet } from './names.js';
+import { MERGE_TABLE_KINDS, MERGE_TABLE_TYPES } from './schema/merge-table.generated.js';
 
 /** The values a `patchStrategy` tag can take. */
 export type PatchStrategy = 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys';
@@ -20,194 +20,121 @@ export type PatchStrategy = 'merge' | 'replace' | 'retainKeys' | 'merge,retainKe
 export interface FieldMeta {
   readonly strategy?: PatchStrategy;
   readonly mergeKey?: string;
-  /** Struct type (name in SCHEMA_TYPES) of the field value, or of the list elements for a list. */
+  /** Struct type (a name in the table) of the field value, of a list's elements, or of a map's values. */
   readonly type?: string;
   /** Go kind of a list's elements, used in upstream's error texts ("... for type string"). */
-  readonly elementKind?: 'string' | 'struct';
+  readonly elementKind?: string;
+  /** `map`: the value is a Go map (keys are data, not fields); `list`, `struct`, `scalar`. */
+  readonly shape?: 'struct' | 'list' | 'map' | 'scalar';
 }
 
-/** A struct type: its strategic-merge relevant fields. */
+/** A struct type: its fields. `open` types (custom resources, kinds without a schema) take any field. */
 export interface StructSchema {
   readonly name: string;
   readonly fields: Readonly<Record<string, FieldMeta>>;
+  readonly open?: boolean;
+  /** A Go map's value metadata: every key of the map has it. */
+  readonly mapValue?: FieldMeta;
 }
 
-const struct = (type: string): FieldMeta => ({ type });
-const mergeByKey = (type: string, mergeKey: string): FieldMeta => ({ strategy: 'merge', mergeKey, type, elementKind: 'struct' });
-const mergeRetainByKey = (type: string, mergeKey: string): FieldMeta => ({
-  strategy: 'merge,retainKeys', mergeKey, type, elementKind: 'struct',
-});
-const mergeScalars: FieldMeta = { strategy: 'merge', elementKind: 'string' };
-const conditionsByType = mergeByKey('Condition', 'type');
+let typeLines: Map<string, string> | undefined;
+const parsed = new Map<string, StructSchema>();
+let kindIndex: Map<string, string> | undefined;
 
-/** Builds a top-level kind: TypeMeta fields plus metadata, and the given spec/status types. */
-function kind(name: string, fields: Record<string, FieldMeta> = {}): StructSchema {
-  return { name, fields: { metadata: struct('ObjectMeta'), ...fields } };
+function lines(): Map<string, string> {
+  if (!typeLines) {
+    typeLines = new Map();
+    for (const line of MERGE_TABLE_TYPES.split('\n')) {
+      const bar = line.indexOf('|');
+      typeLines.set(line.slice(0, bar), line.slice(bar + 1));
+    }
+  }
+  return typeLines;
 }
 
-const types: StructSchema[] = [
-  // meta/v1
-  {
-    name: 'ObjectMeta',
-    fields: {
-      ownerReferences: mergeByKey('OwnerReference', 'uid'),
-      finalizers: mergeScalars,
-      // managedFields carries no tag: atomic. labels/annotations: plain maps (merged).
-    },
-  },
-  { name: 'Condition', fields: {} },
-  { name: 'OwnerReference', fields: {} },
+function parseField(spec: string): [string, FieldMeta] {
+  const [name, kind, elem, strategy, mergeKey] = spec.split(':') as [string, string, string?, string?, string?];
+  const isStruct = elem !== undefined && elem !== '' && lines().has(elem);
+  const meta: FieldMeta = {
+    shape: kind === 'l' ? 'list' : kind === 'm' ? 'map' : kind === 's' ? 'struct' : 'scalar',
+    ...(isStruct ? { type: elem } : {}),
+    ...(strategy ? { strategy: strategy.replace('+', ',') as PatchStrategy } : {}),
+    ...(mergeKey ? { mergeKey } : {}),
+    ...(kind === 'l' ? { elementKind: isStruct ? 'struct' : elem === 'string' ? 'string' : elem || 'struct' } : {}),
+  };
+  return [name, meta];
+}
 
-  // core/v1 pod building blocks
-  { name: 'PodTemplateSpec', fields: { metadata: struct('ObjectMeta'), spec: struct('PodSpec') } },
-  {
-    name: 'PodSpec',
-    fields: {
-      volumes: mergeRetainByKey('Volume', 'name'),
-      initContainers: mergeByKey('Container', 'name'),
-      containers: mergeByKey('Container', 'name'),
-      // EphemeralContainerCommon carries the same tags as Container.
-      ephemeralContainers: mergeByKey('Container', 'name'),
-      imagePullSecrets: mergeByKey('LocalObjectReference', 'name'),
-      hostAliases: mergeByKey('HostAlias', 'ip'),
-      topologySpreadConstraints: mergeByKey('TopologySpreadConstraint', 'topologyKey'),
-      schedulingGates: mergeByKey('PodSchedulingGate', 'name'),
-      resourceClaims: mergeRetainByKey('PodResourceClaim', 'name'),
-      // tolerations, readinessGates, affinity.*, dnsConfig.*: untagged (atomic lists).
-    },
-  },
-  {
-    name: 'Container',
-    fields: {
-      ports: mergeByKey('ContainerPort', 'containerPort'),
-      env: mergeByKey('EnvVar', 'name'),
-      volumeMounts: mergeByKey('VolumeMount', 'mountPath'),
-      volumeDevices: mergeByKey('VolumeDevice', 'devicePath'),
-      // command, args, envFrom, resizePolicy: untagged (atomic).
-    },
-  },
-  { name: 'Volume', fields: {} },
-  { name: 'LocalObjectReference', fields: {} },
-  { name: 'HostAlias', fields: {} },
-  { name: 'TopologySpreadConstraint', fields: {} },
-  { name: 'PodSchedulingGate', fields: {} },
-  { name: 'PodResourceClaim', fields: {} },
-  { name: 'ContainerPort', fields: {} },
-  { name: 'EnvVar', fields: {} },
-  { name: 'VolumeMount', fields: {} },
-  { name: 'VolumeDevice', fields: {} },
-  {
-    name: 'PodStatus',
-    fields: {
-      conditions: mergeByKey('PodCondition', 'type'),
-      podIPs: mergeByKey('PodIP', 'ip'),
-      hostIPs: mergeByKey('HostIP', 'ip'),
-      resourceClaimStatuses: mergeRetainByKey('PodResourceClaimStatus', 'name'),
-    },
-  },
-  { name: 'PodCondition', fields: {} },
-  { name: 'PodIP', fields: {} },
-  { name: 'HostIP', fields: {} },
-  { name: 'PodResourceClaimStatus', fields: {} },
+/** A struct type of the table by name (parsed on first use). */
+export function schemaType(name: string): StructSchema | undefined {
+  const known = parsed.get(name);
+  if (known) return known;
+  const line = lines().get(name);
+  if (line === undefined) return undefined;
+  const fields: Record<string, FieldMeta> = {};
+  for (const spec of line ? line.split(';') : []) {
+    const [field, meta] = parseField(spec);
+    fields[field] = meta;
+  }
+  const schema: StructSchema = { name: shortName(name), fields };
+  parsed.set(name, schema);
+  return schema;
+}
 
-  // core/v1 other kinds' parts
-  { name: 'NodeSpec', fields: { podCIDRs: mergeScalars /* taints: untagged, atomic */ } },
-  {
-    name: 'NodeStatus',
-    fields: { conditions: mergeByKey('NodeCondition', 'type'), addresses: mergeByKey('NodeAddress', 'type') },
-  },
-  { name: 'NodeCondition', fields: {} },
-  { name: 'NodeAddress', fields: {} },
-  { name: 'ServiceSpec', fields: { ports: mergeByKey('ServicePort', 'port') } },
-  { name: 'ServicePort', fields: {} },
-  { name: 'ServiceStatus', fields: { conditions: conditionsByType } },
-  { name: 'NamespaceStatus', fields: { conditions: mergeByKey('NamespaceCondition', 'type') } },
-  { name: 'NamespaceCondition', fields: {} },
-  { name: 'ReplicationControllerSpec', fields: { template: struct('PodTemplateSpec') } },
-  { name: 'ReplicationControllerStatus', fields: { conditions: mergeByKey('ReplicationControllerCondition', 'type') } },
-  { name: 'ReplicationControllerCondition', fields: {} },
-  { name: 'PersistentVolumeClaimStatus', fields: { conditions: mergeByKey('PersistentVolumeClaimCondition', 'type') } },
-  { name: 'PersistentVolumeClaimCondition', fields: {} },
+/** Upstream's Go type name (`io.k8s.api.core.v1.Event` -> `Event`), as its error texts print it. */
+function shortName(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
 
-  // apps/v1
-  {
-    name: 'DeploymentSpec',
-    fields: { template: struct('PodTemplateSpec'), strategy: { strategy: 'retainKeys', type: 'DeploymentStrategy' } },
-  },
-  { name: 'DeploymentStrategy', fields: {} },
-  { name: 'DeploymentStatus', fields: { conditions: mergeByKey('DeploymentCondition', 'type') } },
-  { name: 'DeploymentCondition', fields: {} },
-  { name: 'ReplicaSetSpec', fields: { template: struct('PodTemplateSpec') } },
-  { name: 'ReplicaSetStatus', fields: { conditions: mergeByKey('ReplicaSetCondition', 'type') } },
-  { name: 'ReplicaSetCondition', fields: {} },
-  // volumeClaimTemplates: untagged (atomic).
-  { name: 'StatefulSetSpec', fields: { template: struct('PodTemplateSpec') } },
-  { name: 'StatefulSetStatus', fields: { conditions: mergeByKey('StatefulSetCondition', 'type') } },
-  { name: 'StatefulSetCondition', fields: {} },
-  { name: 'DaemonSetSpec', fields: { template: struct('PodTemplateSpec') } },
-  { name: 'DaemonSetStatus', fields: { conditions: mergeByKey('DaemonSetCondition', 'type') } },
-  { name: 'DaemonSetCondition', fields: {} },
+/** Upstream's API group of a group name of either name set (`rbac.orch.io` -> `rbac.authorization.k8s.io`). */
+export function upstreamGroup(group: string): string {
+  const orch = nameSet('orch').groups;
+  const upstream = nameSet('kubernetes').groups;
+  for (const key of Object.keys(orch) as (keyof typeof orch)[]) if (orch[key] === group) return upstream[key];
+  return group;
+}
 
-  // batch/v1
-  { name: 'JobSpec', fields: { template: struct('PodTemplateSpec') } },
-  { name: 'JobStatus', fields: { conditions: mergeByKey('JobCondition', 'type') } },
-  { name: 'JobCondition', fields: {} },
-  { name: 'JobTemplateSpec', fields: { metadata: struct('ObjectMeta'), spec: struct('JobSpec') } },
-  { name: 'CronJobSpec', fields: { jobTemplate: struct('JobTemplateSpec') } },
+function kinds(): Map<string, string> {
+  if (!kindIndex) {
+    kindIndex = new Map();
+    for (const line of MERGE_TABLE_KINDS.split('\n')) {
+      const eq = line.indexOf('=');
+      kindIndex.set(line.slice(0, eq), line.slice(eq + 1));
+    }
+  }
+  return kindIndex;
+}
 
-  // top-level kinds
-  kind('Pod', { spec: struct('PodSpec'), status: struct('PodStatus') }),
-  kind('PodTemplate', { template: struct('PodTemplateSpec') }),
-  kind('Node', { spec: struct('NodeSpec'), status: struct('NodeStatus') }),
-  kind('Service', { spec: struct('ServiceSpec'), status: struct('ServiceStatus') }),
-  kind('Endpoints'),
-  kind('ConfigMap'),
-  kind('Secret'),
-  kind('ServiceAccount', { secrets: mergeByKey('ObjectReference', 'name') }),
-  { name: 'ObjectReference', fields: {} },
-  kind('Namespace', { status: struct('NamespaceStatus') }),
-  kind('ReplicationController', { spec: struct('ReplicationControllerSpec'), status: struct('ReplicationControllerStatus') }),
-  kind('PersistentVolume'),
-  kind('PersistentVolumeClaim', { status: struct('PersistentVolumeClaimStatus') }),
-  kind('Event'),
-  kind('Deployment', { spec: struct('DeploymentSpec'), status: struct('DeploymentStatus') }),
-  kind('ReplicaSet', { spec: struct('ReplicaSetSpec'), status: struct('ReplicaSetStatus') }),
-  kind('StatefulSet', { spec: struct('StatefulSetSpec'), status: struct('StatefulSetStatus') }),
-  kind('DaemonSet', { spec: struct('DaemonSetSpec'), status: struct('DaemonSetStatus') }),
-  kind('Job', { spec: struct('JobSpec'), status: struct('JobStatus') }),
-  kind('CronJob', { spec: struct('CronJobSpec') }),
-  kind('Lease'),
-];
-
-/** All struct types by name. */
-export const SCHEMA_TYPES: ReadonlyMap<string, StructSchema> = new Map(types.map((t) => [t.name, t]));
-
-/** Kinds served per group/version; upstream and orch group names denote the same kinds. */
-const KINDS_BY_GROUP_VERSION: Readonly<Record<string, readonly string[]>> = {
-  v1: [
-    'Pod', 'PodTemplate', 'Node', 'Service', 'Endpoints', 'ConfigMap', 'Secret', 'ServiceAccount', 'Namespace',
-    'ReplicationController', 'PersistentVolume', 'PersistentVolumeClaim', 'Event',
-  ],
-  'apps/v1': ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet'],
-  'batch/v1': ['Job', 'CronJob'],
-  // Lease under either name set's coordination group.
-  [`${nameSet('kubernetes').groups.coordination}/v1`]: ['Lease'],
-  [`${nameSet('orch').groups.coordination}/v1`]: ['Lease'],
-};
-
-/** The schema of a built-in kind, or undefined for anything else (custom resources). */
+/** The schema of a built-in kind by apiVersion (either name set) and kind, or undefined (custom resources). */
 export function lookupSchema(apiVersion: string, kindName: string): StructSchema | undefined {
-  const kinds = KINDS_BY_GROUP_VERSION[apiVersion];
-  if (!kinds || !kinds.includes(kindName)) return undefined;
-  return SCHEMA_TYPES.get(kindName);
+  const slash = apiVersion.indexOf('/');
+  const group = slash >= 0 ? upstreamGroup(apiVersion.slice(0, slash)) : '';
+  const version = slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion;
+  const type = kinds().get(`${group}/${version}/${kindName}`);
+  return type === undefined ? undefined : schemaType(type);
 }
 
-/** Metadata of `field` in `type`; an unknown type or field has none. */
+/**
+ * Metadata of `field` in `type`, as upstream's LookupPatchMetadataForStruct/ForSlice: a Go map's keys
+ * all carry its value's metadata; a struct field it lacks is an error (PatchError from the caller's
+ * `unknownField`); unknown and open types have none.
+ */
 export function fieldMeta(type: StructSchema | undefined, field: string): FieldMeta {
-  return type?.fields[field] ?? {};
+  if (!type) return {};
+  if (type.mapValue) return type.mapValue;
+  return type.fields[field] ?? {};
 }
 
-/** The struct type a field's value (or list elements) has, if declared. */
+/** Whether merging into `field` of `type` fails upstream for want of the field (a closed struct lacking it). */
+export function lacksField(type: StructSchema | undefined, field: string): boolean {
+  return type !== undefined && !type.open && !type.mapValue && !(field in type.fields);
+}
+
+/** The type a field's value (or list elements) has: a struct, or a map of structs; undefined for scalars and maps of scalars. */
 export function fieldType(meta: FieldMeta): StructSchema | undefined {
-  return meta.type === undefined ? undefined : SCHEMA_TYPES.get(meta.type);
+  if (meta.type === undefined) return undefined;
+  const element = schemaType(meta.type);
+  if (!element) return undefined;
+  if (meta.shape === 'map') return { name: '', fields: {}, mapValue: { shape: 'struct', type: meta.type } };
+  return element;
 }

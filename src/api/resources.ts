@@ -42,6 +42,8 @@ export interface ResourceInfo {
   storagePrefix: string;
   /** Served from a CustomResourceDefinition. */
   custom?: boolean;
+  /** A custom resource version's `schema.openAPIV3Schema` (list types and map keys for server-side apply). */
+  openAPIV3Schema?: { [key: string]: unknown };
 }
 
 export const statusSub = (kind: string): SubresourceInfo => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });

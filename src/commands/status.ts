@@ -7,7 +7,8 @@ export default class StatusCommand extends OrchCommand {
   static summary = 'Show the health of the API server, the controller manager and the agent, and who leads.';
   static description = `Reads /livez?verbose and /readyz?verbose of each component (the agent
 has only /healthz?verbose, read for both) and the leader Lease
-orch-system/orch-controller-manager through the API server, then prints one
+orch-system/orch-controller-manager (kube-system/kube-controller-manager on a
+server with upstream's names) through the API server, then prints one
 table. With -o json it prints this document (keys in this order; a key
 marked ? is left out when there is nothing to say):
 

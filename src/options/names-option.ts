@@ -19,6 +19,6 @@ export const namesOption: OptionSpec = {
 /** The controller manager's and the agent's: when not given, they ask the API server's discovery. */
 export const clientNamesOption: OptionSpec = {
   ...namesOption,
-  seedDefault: 'from the API server', default: undefined,
+  seedDefault: 'none', default: undefined,
   help: `${HELP} When not given, learned from the API server (whether it serves the coordination.k8s.io group).`,
 };

@@ -12,7 +12,7 @@
  * Inputs are never mutated: both documents are deep-copied first, then merged in place like
  * upstream does.
  */
-import { fieldMeta, fieldType, type FieldMeta, type StructSchema } from '../api/merge-metadata.js';
+import { fieldMeta, fieldType, lacksField, type FieldMeta, type StructSchema } from '../api/merge-metadata.js';
 import { PatchError } from './errors.js';
 import { goS, goTypeName, goV } from './go-format.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './types.js';
@@ -37,6 +37,10 @@ const errBadArgType = (expected: string, actual: JsonValue | undefined) =>
   new PatchError(`expected a ${expected}, but received a ${actual === undefined || actual === null ? '%!s(<nil>)' : goTypeName(actual)}`);
 const errBadPatchType = (directive: JsonValue, m: JsonObject) =>
   new PatchError(`unknown patch type: ${goS(directive)} in map: ${goV(m)}`);
+
+// forkedjson.LookupPatchMetadataForStruct: merging into a field the Go struct lacks.
+const errNoField = (type: StructSchema, key: string) =>
+  new PatchError(`unable to find api field in struct ${type.name} for the json field ${JSON.stringify(key)}`);
 
 const MAP_TYPE = 'map[string]interface {}';
 const SLICE_TYPE = '[]interface {}';
@@ -103,6 +107,7 @@ function mergeMap(original: JsonObject | null, patch: JsonObject, type: StructSc
       setCleaned(target, key, patchValue);
       continue;
     }
+    if ((isJsonObject(current) || Array.isArray(current)) && lacksField(type, key)) throw errNoField(type!, key);
     const meta = fieldMeta(type, key);
     const strategy = splitStrategy(meta);
     if (isJsonObject(current) && isJsonObject(patchValue)) {
@@ -200,6 +205,7 @@ function mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, type: S
       if (!Array.isArray(value)) throw errBadArgType(SLICE_TYPE, value);
       patchList = value;
     }
+    if (lacksField(type, key)) throw errNoField(type!, key);
     const meta = fieldMeta(type, key);
     const mergeKey = meta.mergeKey ?? '';
     validatePatchWithSetOrderList(patchList, setOrder, mergeKey);

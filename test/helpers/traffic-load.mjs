@@ -28,13 +28,41 @@ export function credentialsOf(orchconfigPath) {
   };
 }
 
-/** A ConfigMap whose serialized body is about `size` bytes, in JSON or YAML. */
+// Protobuf by hand: a ConfigMap is four fields deep, and the envelope (magic + runtime.Unknown) is
+// what kubectl's typed clients send; a schema library would be more code than this.
+const varint = (n) => {
+  const bytes = [];
+  while (n > 127) {
+    bytes.push((n & 127) | 128);
+    n = Math.floor(n / 128);
+  }
+  bytes.push(n);
+  return Buffer.from(bytes);
+};
+const field = (number, value) => {
+  const bytes = Buffer.isBuffer(value) ? value : Buffer.from(value);
+  return Buffer.concat([varint((number << 3) | 2), varint(bytes.length), bytes]);
+};
+const mapEntry = (number, key, value) => field(number, Buffer.concat([field(1, key), field(2, value)]));
+
+/** A v1 ConfigMap in the Kubernetes protobuf envelope (k8s\0 + runtime.Unknown). */
+export function configMapProtobuf(name, labels, data) {
+  const meta = Buffer.concat([field(1, name), ...Object.entries(labels).map(([k, v]) => mapEntry(11, k, v))]);
+  const raw = Buffer.concat([field(1, meta), ...Object.entries(data).map(([k, v]) => mapEntry(2, k, v))]);
+  const unknown = Buffer.concat([field(1, Buffer.concat([field(1, 'v1'), field(2, 'ConfigMap')])), field(2, raw)]);
+  return Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), unknown]);
+}
+
+/** A ConfigMap whose serialized body is about `size` bytes, in JSON, YAML or protobuf. */
 export function configMapBody(name, size, format = 'json') {
-  const object = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name, labels: {traffic: 'load'}}, data: {k: 'x'.repeat(Math.max(0, size - 120))}};
+  const labels = {traffic: 'load'};
+  const data = {k: 'x'.repeat(Math.max(0, size - 120))};
+  if (format === 'protobuf') return configMapProtobuf(name, labels, data);
+  const object = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name, labels}, data};
   return format === 'yaml' ? Buffer.from(stringifyYaml(object)) : Buffer.from(JSON.stringify(object));
 }
 
-const CONTENT_TYPES = {json: 'application/json', yaml: 'application/yaml'};
+const CONTENT_TYPES = {json: 'application/json', yaml: 'application/yaml', protobuf: 'application/vnd.kubernetes.protobuf'};
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return 0;

@@ -14,7 +14,7 @@ export interface LoadOptions {
   concurrency?: number;
   count: number;
   sizes: number[];
-  format?: 'json' | 'yaml';
+  format?: 'json' | 'yaml' | 'protobuf';
   namespace?: string;
   prefix: string;
 }

@@ -164,8 +164,12 @@ describe('custom resources with kubectl', () => {
     expect(crd.status.conditions.map((c: {type: string; status: string}) => `${c.type}=${c.status}`)).toEqual(['NamesAccepted=True', 'Established=True']);
   });
 
-  it('prunes unknown fields and fills defaults', async () => {
-    const created = await eventually(['create', '-f', manifest('w1.yaml', widget('w1', {size: 3, bogus: 'dropped', tags: ['a']}))]);
+  it('refuses unknown fields under strict validation, and prunes them otherwise, filling defaults', async () => {
+    const file = manifest('w1.yaml', widget('w1', {size: 3, bogus: 'dropped', tags: ['a']}));
+    const strict = await eventually(['create', '-f', file]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain('Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"');
+    const created = await k(['create', '-f', file, '--validate=false']);
     expect(created).toMatchObject({code: 0, stdout: 'widget.example.com/w1 created\n'});
     expect((await getJson(['widget', 'w1'])).spec).toEqual({size: 3, color: 'red', replicas: 1, tags: ['a']});
   });

@@ -29,6 +29,8 @@ describe('writes over HTTP/1.1 and HTTP/2', () => {
     ['HTTP/1.1 Connection: close', {protocol: 'http1-close', connections: 2, count: 40, sizes: SIZES}],
     ['HTTP/2, 2 connections x 16 streams', {protocol: 'h2', connections: 2, concurrency: 32, count: 120, sizes: SIZES}],
     ['HTTP/1.1 keep-alive YAML bodies', {protocol: 'http1', connections: 2, count: 60, sizes: [20_000], format: 'yaml'}],
+    ['HTTP/1.1 keep-alive protobuf bodies', {protocol: 'http1', connections: 2, count: 60, sizes: [100, 20_000], format: 'protobuf'}],
+    ['HTTP/2 protobuf bodies', {protocol: 'h2', connections: 1, concurrency: 16, count: 60, sizes: [20_000], format: 'protobuf'}],
   ];
 
   it.each(cases)('%s: every write acknowledged, none lost', async (title, load) => {

@@ -14,9 +14,9 @@ import { RestClient } from '../../src/client/rest-client.js';
 import type { Logger } from '../../src/lib/klog.js';
 import {
   ApiSource,
-  CONFIG_HASH_ANNOTATION,
-  CONFIG_MIRROR_ANNOTATION,
-  CONFIG_SOURCE_ANNOTATION,
+  configHashAnnotation,
+  configMirrorAnnotation,
+  configSourceAnnotation,
   PodConfig,
   PodSources,
   type PodUpdate,
@@ -79,7 +79,7 @@ describe('API server source', () => {
     expect(updates).toHaveLength(1);
     expect(updates[0]!.op).toBe('ADD');
     expect(updates[0]!.pods.map((p) => p.metadata.name).sort()).toEqual(['mine-a', 'mine-b']);
-    expect(updates[0]!.pods[0]!.metadata.annotations![CONFIG_SOURCE_ANNOTATION]).toBe('api');
+    expect(updates[0]!.pods[0]!.metadata.annotations![configSourceAnnotation()]).toBe('api');
 
     await call(api, 'POST', PODS, { body: boundPod('theirs-2', 'node-2') });
     await call(api, 'POST', PODS, { body: boundPod('mine-c', 'node-1') });
@@ -129,8 +129,8 @@ describe('mirror pods', () => {
     sources.start();
     const mirror = await eventually(getMirror);
     const staticPod = sources.config.pods('file')[0]!;
-    const hash = staticPod.metadata.annotations![CONFIG_HASH_ANNOTATION]!;
-    expect(mirror.metadata.annotations![CONFIG_MIRROR_ANNOTATION]).toBe(hash);
+    const hash = staticPod.metadata.annotations![configHashAnnotation()]!;
+    expect(mirror.metadata.annotations![configMirrorAnnotation()]).toBe(hash);
     expect(mirror.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: 'node-1', uid: nodeUid, controller: true }]);
     expect(mirror.spec.nodeName).toBe('node-1');
     expect((mirror.spec.containers as { command: string[] }[])[0]!.command).toEqual(['sleep', '100']);
@@ -147,17 +147,17 @@ describe('mirror pods', () => {
       const m = await getMirror();
       return m && m.metadata.uid !== mirror.metadata.uid && !m.metadata.deletionTimestamp && m;
     });
-    expect(recreated.metadata.annotations![CONFIG_MIRROR_ANNOTATION]).toBe(hash);
+    expect(recreated.metadata.annotations![configMirrorAnnotation()]).toBe(hash);
 
     // A change of the mirror through the API does not stick: the mirror is made again from the file.
     const patched = await call(api, 'PATCH', `${PODS}/web-node-1`, {
-      body: { metadata: { annotations: { [CONFIG_MIRROR_ANNOTATION]: 'edited' } } },
+      body: { metadata: { annotations: { [configMirrorAnnotation()]: 'edited' } } },
       contentType: 'application/merge-patch+json',
     });
     expect(patched.status).toBe(200);
     const restored = await eventually(async () => {
       const m = await getMirror();
-      return m && m.metadata.uid !== recreated.metadata.uid && m.metadata.annotations?.[CONFIG_MIRROR_ANNOTATION] === hash && m;
+      return m && m.metadata.uid !== recreated.metadata.uid && m.metadata.annotations?.[configMirrorAnnotation()] === hash && m;
     });
     expect(restored.metadata.ownerReferences?.[0]?.uid).toBe(nodeUid);
     // The static pod itself never changed.
@@ -167,16 +167,16 @@ describe('mirror pods', () => {
     await writeFile(join(dir, 'web.yaml'), manifest('web', 'sleep2'));
     const edited = await eventually(async () => {
       const m = await getMirror();
-      return m && m.metadata.annotations?.[CONFIG_MIRROR_ANNOTATION] !== hash && m;
+      return m && m.metadata.annotations?.[configMirrorAnnotation()] !== hash && m;
     });
-    expect(edited.metadata.annotations![CONFIG_MIRROR_ANNOTATION]).toBe(sources.config.pods('file')[0]!.metadata.uid);
+    expect(edited.metadata.annotations![configMirrorAnnotation()]).toBe(sources.config.pods('file')[0]!.metadata.uid);
 
     await unlink(join(dir, 'web.yaml'));
     await eventually(async () => (await getMirror()) === undefined);
   });
 
   it('deletes a mirror left over from a static pod that is gone once the files were read', async () => {
-    const leftover = { ...boundPod('old-node-1', 'node-1'), metadata: { name: 'old-node-1', annotations: { [CONFIG_MIRROR_ANNOTATION]: 'x' } } };
+    const leftover = { ...boundPod('old-node-1', 'node-1'), metadata: { name: 'old-node-1', annotations: { [configMirrorAnnotation()]: 'x' } } };
     expect((await call(api, 'POST', PODS, { body: leftover })).status).toBe(201);
     expect((await call(api, 'POST', PODS, { body: { ...leftover, metadata: { ...leftover.metadata, name: 'other' }, spec: { ...leftover.spec, nodeName: 'node-2' } } })).status).toBe(201);
     sources.start();

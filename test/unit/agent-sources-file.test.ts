@@ -9,7 +9,7 @@ import { mkdtemp, mkdir, rm, unlink, writeFile, rename } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../src/lib/klog.js';
-import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION, FileSource, PodConfig, type PodUpdate, type SourceProblem } from '../../src/daemons/agent/sources/index.js';
+import { configHashAnnotation, configSourceAnnotation, FileSource, PodConfig, type PodUpdate, type SourceProblem } from '../../src/daemons/agent/sources/index.js';
 
 const quiet: Logger = { info() {}, warning() {}, error() {}, v: () => ({ enabled: false, info() {} }) };
 const manifest = (name: string, command = 'sleep') =>
@@ -65,7 +65,7 @@ describe('file source', () => {
     const added = await eventually(() => seen('ADD', 'web-node-1'));
     expect(Date.now() - written).toBeLessThan(1000);
     const pod = added.pods[0]!;
-    expect(pod.metadata.annotations).toMatchObject({ [CONFIG_SOURCE_ANNOTATION]: 'file', [CONFIG_HASH_ANNOTATION]: pod.metadata.uid });
+    expect(pod.metadata.annotations).toMatchObject({ [configSourceAnnotation()]: 'file', [configHashAnnotation()]: pod.metadata.uid });
     expect(pod.spec.nodeName).toBe('node-1');
   });
 
@@ -79,7 +79,7 @@ describe('file source', () => {
     const readded = (await eventually(() => seen('ADD', 'web-node-1'))).pods[0]!;
     expect(seen('REMOVE', 'web-node-1')!.pods[0]!.metadata.uid).toBe(first.metadata.uid);
     expect(readded.metadata.uid).not.toBe(first.metadata.uid);
-    expect(readded.metadata.annotations![CONFIG_HASH_ANNOTATION]).toBe(readded.metadata.uid);
+    expect(readded.metadata.annotations![configHashAnnotation()]).toBe(readded.metadata.uid);
     expect((readded.spec.containers as { command: string[] }[])[0]!.command).toEqual(['sleep2', '100']);
     // The removal comes first, so the old process stops before the new one starts.
     expect(updates.map((u) => u.op)).toEqual(['REMOVE', 'ADD']);

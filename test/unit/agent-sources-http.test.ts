@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../src/lib/klog.js';
-import { CONFIG_SOURCE_ANNOTATION, HttpSource, PodConfig, type PodUpdate, type SourceProblem } from '../../src/daemons/agent/sources/index.js';
+import { configSourceAnnotation, HttpSource, PodConfig, type PodUpdate, type SourceProblem } from '../../src/daemons/agent/sources/index.js';
 
 const quiet: Logger = { info() {}, warning() {}, error() {}, v: () => ({ enabled: false, info() {} }) };
 const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'i', command: ['sleep', '1'] }] } });
@@ -64,7 +64,7 @@ describe('HTTP source', () => {
   it('reads a single pod, then a PodList, with the http source recorded', async () => {
     await source.checkNow();
     expect(names()).toEqual(['one-node-1']);
-    expect(updates[0]!.pods[0]!.metadata.annotations![CONFIG_SOURCE_ANNOTATION]).toBe('http');
+    expect(updates[0]!.pods[0]!.metadata.annotations![configSourceAnnotation()]).toBe('http');
     // URL pods get no NoExecute toleration (file pods only).
     expect(updates[0]!.pods[0]!.spec.tolerations).toBeUndefined();
     reply.body = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [pod('one'), pod('two')] });

@@ -5,10 +5,10 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   applyStaticDefaults,
-  CONFIG_HASH_ANNOTATION,
-  CONFIG_MIRROR_ANNOTATION,
-  CONFIG_SEEN_ANNOTATION,
-  CONFIG_SOURCE_ANNOTATION,
+  configHashAnnotation,
+  configMirrorAnnotation,
+  configSeenAnnotation,
+  configSourceAnnotation,
   decodeManifestFile,
   decodeManifestUrlBody,
   fnv1a128Hex,
@@ -50,7 +50,7 @@ describe('static pod UID and defaults', () => {
 
   it('applies the upstream defaults: name-node, default namespace, node binding, hash, toleration, Pending', () => {
     const pod = decodeManifestFile(manifest('web'), '/etc/pods/web.yaml', 'Node-A');
-    expect(pod.metadata).toMatchObject({ name: 'web-node-a', namespace: 'default', annotations: { [CONFIG_HASH_ANNOTATION]: pod.metadata.uid } });
+    expect(pod.metadata).toMatchObject({ name: 'web-node-a', namespace: 'default', annotations: { [configHashAnnotation()]: pod.metadata.uid } });
     expect(pod.spec.nodeName).toBe('Node-A');
     expect(pod.spec.tolerations).toEqual([{ operator: 'Exists', effect: 'NoExecute' }]);
     expect(pod.status).toEqual({ phase: 'Pending' });
@@ -136,11 +136,11 @@ describe('PodConfig merger', () => {
     const { config, updates } = setup();
     config.set('file', [apiPod('1', 'a')]);
     const added = updates[0]!.pods[0]!.metadata.annotations!;
-    expect(added[CONFIG_SOURCE_ANNOTATION]).toBe('file');
-    expect(added[CONFIG_SEEN_ANNOTATION]).toBe('2024-01-01T00:00:00.000Z');
+    expect(added[configSourceAnnotation()]).toBe('file');
+    expect(added[configSeenAnnotation()]).toBe('2024-01-01T00:00:00.000Z');
     config.set('file', [apiPod('1', 'a', { annotations: { note: 'x' } })]);
     expect(updates[1]!.op).toBe('UPDATE');
-    expect(updates[1]!.pods[0]!.metadata.annotations).toEqual({ note: 'x', [CONFIG_SOURCE_ANNOTATION]: 'file', [CONFIG_SEEN_ANNOTATION]: '2024-01-01T00:00:00.000Z' });
+    expect(updates[1]!.pods[0]!.metadata.annotations).toEqual({ note: 'x', [configSourceAnnotation()]: 'file', [configSeenAnnotation()]: '2024-01-01T00:00:00.000Z' });
   });
 
   it('sends an empty ADD for the first set of a source that brings nothing, and tracks which sources were seen', () => {
@@ -177,7 +177,7 @@ describe('PodConfig merger', () => {
 
 describe('mirror pods', () => {
   const staticPod = decodeManifestFile(manifest('web'), '/p/web.yaml', 'n');
-  const hash = staticPod.metadata.annotations![CONFIG_HASH_ANNOTATION]!;
+  const hash = staticPod.metadata.annotations![configHashAnnotation()]!;
   const mirror = (annotations: Record<string, string>, extra: Partial<SourcePod['metadata']> = {}): SourcePod => ({
     metadata: { name: 'web-n', namespace: 'default', uid: 'm1', annotations, ...extra },
     spec: {},
@@ -185,7 +185,7 @@ describe('mirror pods', () => {
 
   it('makes the mirror object: same spec, mirror annotation = hash, no uid', () => {
     const m = mirrorPodOf(staticPod);
-    expect(m.metadata.annotations![CONFIG_MIRROR_ANNOTATION]).toBe(hash);
+    expect(m.metadata.annotations![configMirrorAnnotation()]).toBe(hash);
     expect(m.metadata.uid).toBeUndefined();
     expect(m.spec).toEqual(staticPod.spec);
     expect(splitMirrorPods([m, staticPod])).toEqual({ pods: [staticPod], mirrors: [m] });
@@ -193,16 +193,16 @@ describe('mirror pods', () => {
 
   it.each([
     ['no mirror: create', [], true, ['create web-n']],
-    ['a current mirror: nothing', [mirror({ [CONFIG_MIRROR_ANNOTATION]: hash })], true, []],
-    ['a mirror with another hash: delete and create', [mirror({ [CONFIG_MIRROR_ANNOTATION]: 'old' })], true, ['delete web-n m1 outdated', 'create web-n']],
-    ['a terminating mirror: delete and create', [mirror({ [CONFIG_MIRROR_ANNOTATION]: hash }, { deletionTimestamp: 'x' })], true, ['delete web-n m1 terminating', 'create web-n']],
+    ['a current mirror: nothing', [mirror({ [configMirrorAnnotation()]: hash })], true, []],
+    ['a mirror with another hash: delete and create', [mirror({ [configMirrorAnnotation()]: 'old' })], true, ['delete web-n m1 outdated', 'create web-n']],
+    ['a terminating mirror: delete and create', [mirror({ [configMirrorAnnotation()]: hash }, { deletionTimestamp: 'x' })], true, ['delete web-n m1 terminating', 'create web-n']],
   ] as const)('%s', (_what, mirrors, orphans, expected) => {
     const actions = planMirrorPods([staticPod], mirrors as readonly SourcePod[], orphans);
     expect(actions.map((a) => (a.type === 'create' ? `create ${a.staticPod.metadata.name}` : `delete ${a.name} ${a.uid} ${a.reason}`))).toEqual(expected);
   });
 
   it('deletes a mirror without a static pod only once the static sources were read', () => {
-    const orphan = mirror({ [CONFIG_MIRROR_ANNOTATION]: hash });
+    const orphan = mirror({ [configMirrorAnnotation()]: hash });
     expect(planMirrorPods([], [orphan], false)).toEqual([]);
     expect(planMirrorPods([], [orphan], true)).toEqual([{ type: 'delete', namespace: 'default', name: 'web-n', uid: 'm1', reason: 'orphaned' }]);
   });

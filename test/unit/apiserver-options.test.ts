@@ -130,9 +130,9 @@ describe('apiserver option table', () => {
     expect(String(deprecated[0].deprecated)).toContain('enable-admission-plugins');
   });
 
-  it('groups orch-only options under "orch" and declares --data-dir there', () => {
+  it('groups orch-only options under "orch" and declares --data-dir and --names there', () => {
     const orchOnly = apiserverOptions.filter((o) => o.orchOnly);
-    expect(orchOnly.map((o) => [o.name, o.section, o.default])).toEqual([['data-dir', 'orch', '~/.orch/apiserver']]);
+    expect(orchOnly.map((o) => [o.name, o.section, o.default])).toEqual([['data-dir', 'orch', '~/.orch/apiserver'], ['names', 'orch', 'orch']]);
   });
 });
 

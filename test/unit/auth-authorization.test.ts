@@ -143,7 +143,7 @@ describe('authorization modes', () => {
 
   it.each([
     [['RBAC', 'AlwaysAllow'], []],
-    [['Node'], ['authorization-mode "Node" is not supported yet (supported: AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC)']],
+    [['Node', 'RBAC', 'ABAC', 'Webhook', 'AlwaysAllow', 'AlwaysDeny'], []],
     [['rbac'], ['authorization-mode "rbac" is not a valid mode (valid: AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC, Node)']],
     [['RBAC', 'RBAC'], ['authorization-mode "RBAC" has mode specified more than once']],
   ])('validates %j', (modes, problems) => {

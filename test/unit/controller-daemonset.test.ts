@@ -6,7 +6,7 @@
 import {describe, expect, it} from '@jest/globals';
 import {eventually, pause, useControllerHarness} from '../helpers/controller-harness.js';
 import {daemonSetController} from '../../src/daemons/controller-manager/controllers/daemonset.js';
-import {TEMPLATE_HASH_ANNOTATION} from '../../src/daemons/controller-manager/controllers/daemonset-core.js';
+import {templateHashAnnotation} from '../../src/daemons/controller-manager/controllers/daemonset-core.js';
 
 const DAEMON_SETS = '/apis/apps/v1/namespaces/default/daemonsets';
 const PODS = '/api/v1/namespaces/default/pods';
@@ -62,12 +62,12 @@ describe('daemonset controller', () => {
     const created = await createDaemonSet('agent', {template: template({nodeSelector: {role: 'worker'}})});
 
     const pods = await podsOn(['cordoned', 'w1']);
-    const hash = pods[0].metadata.annotations[TEMPLATE_HASH_ANNOTATION];
+    const hash = pods[0].metadata.annotations[templateHashAnnotation()];
     for (const pod of pods) {
       expect(pod.metadata.name).toMatch(/^agent-[a-z0-9]{5}$/);
       expect(pod.metadata.labels).toEqual({app: 'agent', tier: 'node'});
       expect(pod.metadata.ownerReferences).toEqual([{apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: created.metadata.uid, controller: true, blockOwnerDeletion: true}]);
-      expect(pod.metadata.annotations[TEMPLATE_HASH_ANNOTATION]).toBe(hash);
+      expect(pod.metadata.annotations[templateHashAnnotation()]).toBe(hash);
       // The scheduler binds it: no nodeName, a required term naming the node.
       expect(pod.spec.nodeName).toBeUndefined();
       expect(pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([{matchFields: [{key: 'metadata.name', operator: 'In', values: [nodeOf(pod)]}]}]);
@@ -147,11 +147,11 @@ describe('daemonset controller', () => {
     await createDaemonSet('agent', {updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1}}});
     const original = await podsOn(['w1', 'w2', 'w3']);
     for (const pod of original) await markReady(pod);
-    const oldHash = original[0].metadata.annotations[TEMPLATE_HASH_ANNOTATION];
+    const oldHash = original[0].metadata.annotations[templateHashAnnotation()];
     await statusWhere('agent', (s) => s.numberAvailable === 3, 'three available');
 
     await h.client.patch(`${DAEMON_SETS}/agent`, MERGE, {spec: {template: {spec: {containers: [{name: 'agent', image: 'busybox:2'}]}}}});
-    const isNew = (pod: any) => pod.metadata.annotations[TEMPLATE_HASH_ANNOTATION] !== oldHash;
+    const isNew = (pod: any) => pod.metadata.annotations[templateHashAnnotation()] !== oldHash;
     for (let step = 1; step <= 3; step++) {
       // One old pod is replaced; the new one is not ready, so no other old pod goes meanwhile.
       const pods = await podsOn(['w1', 'w2', 'w3'], (p) => p.filter(isNew).length === step);

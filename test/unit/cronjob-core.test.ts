@@ -8,7 +8,7 @@ import {
   mostRecentScheduleTime,
   parseSchedule,
   planCronJob,
-  SCHEDULED_TIMESTAMP_ANNOTATION,
+  scheduledTimestampAnnotation,
   timeZoneError,
   type CronJob,
   type Schedule,
@@ -175,13 +175,13 @@ describe('planCronJob', () => {
         name: 'report-29922480',
         namespace: 'default',
         labels: {app: 'report'},
-        annotations: {team: 'ops', [SCHEDULED_TIMESTAMP_ANNOTATION]: '2026-11-22T21:00:00+09:00'},
+        annotations: {team: 'ops', [scheduledTimestampAnnotation()]: '2026-11-22T21:00:00+09:00'},
         ownerReferences: [{apiVersion: 'batch/v1', kind: 'CronJob', name: 'report', uid: 'cj-uid', controller: true, blockOwnerDeletion: true}],
       },
       spec: {backoffLimit: 2, template: {spec: {restartPolicy: 'Never'}}},
     });
     // Without a time zone the annotation is in UTC, as upstream's.
-    expect(jobFromTemplate(cronJob(), NOON).metadata.annotations?.[SCHEDULED_TIMESTAMP_ANNOTATION]).toBe('2026-11-22T12:00:00Z');
+    expect(jobFromTemplate(cronJob(), NOON).metadata.annotations?.[scheduledTimestampAnnotation()]).toBe('2026-11-22T12:00:00Z');
   });
 });
 

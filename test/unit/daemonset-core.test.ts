@@ -12,7 +12,7 @@ import {
   planRollingUpdate,
   targetNodeName,
   templateHash,
-  TEMPLATE_HASH_ANNOTATION,
+  templateHashAnnotation,
   type DaemonSet,
 } from '../../src/daemons/controller-manager/controllers/daemonset-core.js';
 import {controllerRefTo, type Pod} from '../../src/daemons/controller-manager/controllers/replica-set-core.js';
@@ -34,7 +34,7 @@ let n = 0;
 /** A daemon pod for `nodeName`, bound or (unbound: true) only targeted by affinity. */
 function pod(nodeName: string, extra: {phase?: string; ready?: boolean; readySecondsAgo?: number; secondsAgo?: number; hash?: string; unbound?: boolean; deleting?: boolean} = {}): Pod {
   const p: Pod = {
-    metadata: {name: `agent-${n++}`, namespace: 'kube', creationTimestamp: at(extra.secondsAgo ?? 60), annotations: {[TEMPLATE_HASH_ANNOTATION]: extra.hash ?? 'current'}},
+    metadata: {name: `agent-${n++}`, namespace: 'kube', creationTimestamp: at(extra.secondsAgo ?? 60), annotations: {[templateHashAnnotation()]: extra.hash ?? 'current'}},
     spec: extra.unbound ? {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: 'metadata.name', operator: 'In', values: [nodeName]}]}]}}}} : {nodeName},
     status: {phase: extra.phase ?? 'Running'},
   };
@@ -90,7 +90,7 @@ describe('daemonPodFor', () => {
       generateName: 'agent-',
       namespace: 'kube',
       labels: {app: 'agent'},
-      annotations: {[TEMPLATE_HASH_ANNOTATION]: 'h1'},
+      annotations: {[templateHashAnnotation()]: 'h1'},
       ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: 'ds-uid', controller: true, blockOwnerDeletion: true}],
     });
     expect(p.spec?.nodeName).toBeUndefined();
@@ -176,7 +176,7 @@ describe('planRollingUpdate', () => {
     const pods = makePods();
     const remove = planRollingUpdate(set, nodes, pods, 'current', NOW);
     expect(remove).toHaveLength(count);
-    for (const p of remove) expect(p.metadata.annotations?.[TEMPLATE_HASH_ANNOTATION]).toBe('old');
+    for (const p of remove) expect(p.metadata.annotations?.[templateHashAnnotation()]).toBe('old');
   });
 
   it('rejects a maxUnavailable that is neither an int nor a percentage', () => {

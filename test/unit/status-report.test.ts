@@ -6,7 +6,7 @@ import {describe, expect, it} from '@jest/globals';
 import {collectStatus, type Endpoint, type FetchText, type StatusPlan, type StatusTarget, type TextResponse} from '../../src/cmd/status/collect.js';
 import {buildReport, componentReady, exitCodeOf, formatStatusJson, statusDocument, type ComponentStatus, type ProbeResult} from '../../src/cmd/status/report.js';
 import {formatStatusTable, leaderLine} from '../../src/cmd/status/format.js';
-import {leaderFromLeaseResponse, LEADER_LEASE_PATH} from '../../src/cmd/status/leader.js';
+import {leaderFromLeaseResponse, leaderLeasePath} from '../../src/cmd/status/leader.js';
 
 const LEASE_PATH = '/apis/coordination.orch.io/v1/namespaces/orch-system/leases/orch-controller-manager';
 
@@ -59,7 +59,7 @@ const healthy: Record<string, Answer> = {
 
 describe('a round of checks', () => {
   it('reads the lease at the documented path', () => {
-    expect(LEADER_LEASE_PATH).toBe(LEASE_PATH);
+    expect(leaderLeasePath()).toBe(LEASE_PATH);
   });
 
   it('everything healthy: every component ready, the leader, exit code 0', async () => {

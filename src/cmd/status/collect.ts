@@ -4,7 +4,7 @@
  * (`FetchText`), so the whole round runs in unit tests against canned answers.
  */
 import {parseCheckReason, parseHealthBody} from './health-body.js';
-import {leaderFromLeaseResponse, LEADER_LEASE_PATH, type LeaderLookup} from './leader.js';
+import {leaderFromLeaseResponse, leaderLeasePath, leaseCandidates, type LeaderLookup} from './leader.js';
 import {buildReport, componentReady, probeResult, type ComponentName, type ComponentStatus, type ProbeResult, type StatusReport} from './report.js';
 
 /** Where and how to reach one server. */
@@ -124,14 +124,21 @@ export async function probeComponent(target: StatusTarget, fetch: FetchText): Pr
 export async function lookupLeader(apiserver: StatusTarget | undefined, fetch: FetchText): Promise<LeaderLookup> {
   if (!apiserver?.endpoint) return {leader: null, note: `lease not read: ${apiserver?.configError ?? 'no API server address'}`};
   try {
-    const response = await fetch(apiserver.endpoint, LEADER_LEASE_PATH);
-    let body: unknown;
-    try {
-      body = JSON.parse(response.body);
-    } catch {
-      body = undefined;
+    let first: LeaderLookup | undefined;
+    for (const n of leaseCandidates()) {
+      const response = await fetch(apiserver.endpoint, leaderLeasePath(n));
+      let body: unknown;
+      try {
+        body = JSON.parse(response.body);
+      } catch {
+        body = undefined;
+      }
+      const lookup = leaderFromLeaseResponse(response.statusCode, body, n);
+      // A 404 under one name set may be a server of the other set's names: try that one too.
+      if (response.statusCode !== 404) return lookup;
+      first ??= lookup;
     }
-    return leaderFromLeaseResponse(response.statusCode, body);
+    return first!;
   } catch (error) {
     return {leader: null, note: `lease not read: ${(error as Error).message}`};
   }

@@ -1,10 +1,22 @@
 /** The controller manager's leader, from its Lease as the API server returns it. Pure. */
 import {leasePath} from '../../daemons/controller-manager/leader-election/lease-lock.js';
-import {DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE} from '../../daemons/controller-manager/leader-election/config.js';
 import type {LeaderStatus} from './report.js';
+import {NAME_SET_IDS, nameSet, names, type NameSet} from '../../api/names.js';
 
-export const LEADER_LEASE_PATH = leasePath(DEFAULT_LEASE_NAMESPACE, DEFAULT_LEASE_NAME);
-export const LEADER_LEASE_NAME = `${DEFAULT_LEASE_NAMESPACE}/${DEFAULT_LEASE_NAME}`;
+/** The controller manager's lease under a name set (`orch-system/orch-controller-manager` with orch's). */
+export function leaderLeasePath(n: NameSet = names()): string {
+  return leasePath(n.namespaces.system, n.leases.controllerManager);
+}
+
+export function leaderLeaseName(n: NameSet = names()): string {
+  return `${n.namespaces.system}/${n.leases.controllerManager}`;
+}
+
+/** The name sets to try, the active one first: `orch status` reads a cluster of either names without being told. */
+export function leaseCandidates(): NameSet[] {
+  const active = names();
+  return [active, ...NAME_SET_IDS.filter((id) => id !== active.id).map((id) => nameSet(id))];
+}
 
 export type LeaderLookup = {leader: LeaderStatus | null; note?: string};
 
@@ -17,7 +29,8 @@ function int(value: unknown): number | null {
 }
 
 /** The leader from a GET of the lease: the spec's holder, renew time and transitions; a note when there is none to show. */
-export function leaderFromLeaseResponse(httpStatus: number, body: unknown): LeaderLookup {
+export function leaderFromLeaseResponse(httpStatus: number, body: unknown, n: NameSet = names()): LeaderLookup {
+  const LEADER_LEASE_NAME = leaderLeaseName(n);
   const object = (typeof body === 'object' && body !== null ? body : {}) as {spec?: Record<string, unknown>; message?: unknown};
   if (httpStatus === 404) return {leader: null, note: `lease ${LEADER_LEASE_NAME} not found: no controller manager has won leader election yet`};
   if (httpStatus !== 200) {

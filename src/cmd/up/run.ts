@@ -44,11 +44,10 @@ export interface UpOptions {
 }
 
 /** The roles each component needs, bound to the identity of its client certificate. */
-async function bindComponentRoles(admin: RestClient, nodeUser: string): Promise<void> {
+async function bindComponentRoles(admin: RestClient): Promise<void> {
   const n = names();
   const rbac = n.groups.rbac;
   const bindings = [
-    {name: 'orch-up:agent', role: 'system:node', subject: {kind: 'User', apiGroup: rbac, name: nodeUser}},
     {name: 'orch-up:scheduler', role: n.users.scheduler, subject: {kind: 'User', apiGroup: rbac, name: n.users.controllerManager}},
   ];
   for (const b of bindings) {
@@ -78,7 +77,7 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
   const {users} = names();
   const nodeName = hostname().toLowerCase();
   const apiDir = join(o.dataDir, 'apiserver');
-  const apiArgs = mergeDaemonArgs('apiserver', {'data-dir': apiDir, 'authorization-mode': 'RBAC', 'anonymous-auth': 'false', names: nameSetId}, o.apiserverArgs);
+  const apiArgs = mergeDaemonArgs('apiserver', {'data-dir': apiDir, 'authorization-mode': 'Node,RBAC', 'anonymous-auth': 'false', names: nameSetId}, o.apiserverArgs);
   const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs);
   checkNames('apiserver', api.options.values, nameSetId);
   const apiConfig = apiServerConfig(api.options.values, o.version);
@@ -126,7 +125,7 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
     await writeAdminOrchconfig(agentOrchconfig, {server: apiserver.url, caPem: ca.certPem, certPem: agentCert.certPem, keyPem: agentCert.keyPem, userName: nodeUser});
     const admin = new RestClient({config: await resolveClientConfig({orchconfig: apiConfig.orchconfigPath})});
     await waitFor(async () => (await admin.request({method: 'GET', path: '/readyz'}).then(() => true, () => false)), 60_000, 'the API server to be ready');
-    await bindComponentRoles(admin, nodeUser);
+    await bindComponentRoles(admin);
     admin.close();
 
     const cmArgs = mergeDaemonArgs(

@@ -1,5 +1,7 @@
 /** The agent options that take effect (the option table marks exactly these implemented; a test keeps them in step). */
 export const IMPLEMENTED_AGENT_OPTIONS = [
+  // --names is read by the command (src/lib/select-names.ts) before the agent is built.
+  'names',
   'config', 'config-dir', 'print-config', 'orchconfig', 'hostname-override', 'root-dir', 'pod-manifest-path',
   'file-check-frequency', 'manifest-url', 'manifest-url-header', 'http-check-frequency', 'runonce', 'lock-file',
   'exit-on-lock-contention', 'fail-swap-on', 'fail-cgroupv1', 'protect-kernel-defaults', 'register-node',

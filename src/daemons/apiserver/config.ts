@@ -14,6 +14,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 const list = (v: unknown): string[] | undefined => (Array.isArray(v) && v.length > 0 ? (v as string[]) : undefined);
 
 export const IMPLEMENTED_APISERVER_OPTIONS = [
+  // --names is read by the command (src/lib/select-names.ts) before this configuration is built.
+  'names',
   'bind-address', 'secure-port', 'advertise-address', 'cert-dir', 'tls-cert-file', 'tls-private-key-file',
   'tls-cipher-suites', 'tls-min-version', 'tls-sni-cert-key', 'disable-http2-serving', 'http2-max-streams-per-connection',
   'goaway-chance', 'strict-transport-security-directives', 'kvstore-servers', 'kvstore-servers-overrides',

@@ -12,7 +12,8 @@ import {systemClock} from './rest/types.js';
 import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from './auth/bootstrap-policy.js';
 import {RbacPolicyIndex} from './auth/rbac.js';
 import type {RbacObject} from './auth/rbac-types.js';
-import type {Store, WatchHandle} from './storage/store.js';
+import type {Store} from './storage/store.js';
+import {StoreInformer} from './store-informer.js';
 import type {JsonObject} from '../../patch/types.js';
 
 const SYSTEM_WRITE = {user: {name: 'system:apiserver', groups: ['system:masters']}, dryRun: false, fieldManager: 'orch-apiserver'};
@@ -44,55 +45,25 @@ const RBAC_PREFIXES = ['clusterroles', 'clusterrolebindings', 'roles', 'rolebind
 /** Keeps an RbacPolicyIndex in step with the store: list, then watch from the list's revision. */
 export class RbacInformer {
   readonly index = new RbacPolicyIndex();
-  private watches: WatchHandle[] = [];
-  private stopped = false;
-  private syncedPrefixes = new Set<string>();
+  private readonly informer: StoreInformer;
 
-  constructor(
-    private readonly store: Store,
-    private readonly keyPrefix: string,
-    private readonly onError: (error: Error) => void,
-  ) {}
+  constructor(store: Store, keyPrefix: string, onError: (error: Error) => void) {
+    const handlers = {
+      apply: (object: Record<string, unknown>) => this.index.apply(object as unknown as RbacObject),
+      remove: (object: Record<string, unknown>) => this.index.remove(object as unknown as RbacObject),
+    };
+    this.informer = new StoreInformer(store, new Map(RBAC_PREFIXES.map((p) => [`${keyPrefix}/${p}/`, handlers])), onError);
+  }
 
   get synced(): boolean {
-    return this.syncedPrefixes.size === RBAC_PREFIXES.length;
+    return this.informer.synced;
   }
 
-  async start(): Promise<void> {
-    await Promise.all(RBAC_PREFIXES.map((p) => this.run(`${this.keyPrefix}/${p}/`)));
-  }
-
-  private async run(prefix: string): Promise<void> {
-    while (!this.stopped) {
-      try {
-        const list = await this.store.list(prefix);
-        for (const item of list.items) this.index.apply(JSON.parse(item.value) as RbacObject);
-        this.syncedPrefixes.add(prefix);
-        await new Promise<void>((resolve) => {
-          const handle = this.store.watch(
-            prefix,
-            list.revision,
-            (event) => {
-              if (event.type === 'PUT' && event.value) this.index.apply(JSON.parse(event.value) as RbacObject);
-              else if (event.type === 'DELETE' && event.prevValue) this.index.remove(JSON.parse(event.prevValue) as RbacObject);
-            },
-            (error) => {
-              this.onError(error);
-              resolve();
-            },
-          );
-          this.watches.push(handle);
-        });
-      } catch (error) {
-        this.onError(error as Error);
-      }
-      // Relist after a failed list or an ended watch, with a short pause so a down store is not hammered.
-      if (!this.stopped) await new Promise((r) => setTimeout(r, 1000).unref());
-    }
+  start(): Promise<void> {
+    return this.informer.start();
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const w of this.watches) w.close();
+    this.informer.stop();
   }
 }

@@ -51,6 +51,7 @@ import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
 import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
 import type {RequestAuthenticator} from './auth/authenticator.js';
 import {RbacInformer, bootstrapRbac} from './rbac-bootstrap.js';
+import {NodeGraphInformer} from './node-graph-informer.js';
 import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
 import {klog} from '../../lib/klog.js';
@@ -110,6 +111,8 @@ export class ApiServer {
   private authenticator?: RequestAuthenticator;
   private authorizer?: Authorizer;
   private rbac?: RbacInformer;
+  /** The Node authorizer's graph (only with --authorization-mode including Node). */
+  private nodeGraph?: NodeGraphInformer;
   private lifecycle?: ShutdownLifecycle;
   private readonly registry: HealthRegistry;
   private readonly hooks: PostStartHooks;
@@ -178,7 +181,10 @@ export class ApiServer {
       },
       (message) => log.warning(message),
     );
-    this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, ...fileAuthorizers});
+    if (c.authorizationModes.includes('Node')) {
+      this.nodeGraph = new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error));
+    }
+    this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, nodeGraph: this.nodeGraph?.graph, ...fileAuthorizers});
 
     this.api = createApiHandler({
       store,
@@ -247,6 +253,7 @@ export class ApiServer {
     this.registry.addReadyzChecks(
       informerSyncCheck(() => [
         ['rbac', rbac.synced],
+        ...(this.nodeGraph ? [['node-authorizer-graph', this.nodeGraph.synced] as [string, boolean]] : []),
         ['customresourcedefinitions', api.crdInformerSynced()],
         ...storage.caches.flatMap((cache) => cache.status().map((s) => [s.prefix, s.synced] as [string, boolean])),
       ]),
@@ -260,7 +267,9 @@ export class ApiServer {
     hooks.add('start-orch-apiserver-admission-initializer', async () => undefined);
     hooks.add('generic-apiserver-start-informers', async () => {
       void rbac.start();
-      await waitFor(() => rbac.synced);
+      const graph = this.nodeGraph;
+      if (graph) void graph.start();
+      await waitFor(() => rbac.synced && (graph?.synced ?? true));
     });
     hooks.add('start-apiextensions-informers', async () => waitFor(() => api.crdInformerSynced()));
     hooks.add('start-apiextensions-controllers', async () => api.whenSynced());
@@ -427,6 +436,7 @@ export class ApiServer {
     this.api?.closeWatches();
     this.api?.stop();
     this.rbac?.stop();
+    this.nodeGraph?.stop();
     this.sweeper?.stop();
     this.logCheck.stop();
     await this.storage?.close();

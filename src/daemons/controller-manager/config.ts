@@ -3,6 +3,7 @@
  * IMPLEMENTED_CONTROLLER_MANAGER_OPTIONS is what the option table marks as taking effect; a test
  * keeps the two in step.
  */
+import {names} from '../../api/names.js';
 import {join} from 'node:path';
 import {homedir} from 'node:os';
 import type {ControllerManagerConfig} from './manager.js';
@@ -14,6 +15,8 @@ const ms = (v: unknown, fallback: number): number => (v && typeof v === 'object'
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 export const IMPLEMENTED_CONTROLLER_MANAGER_OPTIONS = [
+  // --names is read by the command (src/lib/select-names.ts) before this configuration is built.
+  'names',
   'bind-address', 'secure-port', 'cert-dir', 'tls-cert-file', 'tls-private-key-file', 'tls-min-version',
   'tls-cipher-suites', 'tls-sni-cert-key', 'disable-http2-serving', 'http2-max-streams-per-connection', 'orchconfig', 'master',
   'orch-api-qps', 'orch-api-burst', 'orch-api-content-type', 'controllers', 'controller-start-interval',
@@ -46,8 +49,8 @@ export function controllerManagerConfig(values: Values, version: VersionInfo): C
     leaseDurationMs: ms(values['leader-elect-lease-duration'], 15_000),
     renewDeadlineMs: ms(values['leader-elect-renew-deadline'], 10_000),
     retryPeriodMs: ms(values['leader-elect-retry-period'], 2_000),
-    leaseNamespace: str(values['leader-elect-resource-namespace']) ?? 'orch-system',
-    leaseName: str(values['leader-elect-resource-name']) ?? 'orch-controller-manager',
+    leaseNamespace: str(values['leader-elect-resource-namespace']) ?? names().namespaces.system,
+    leaseName: str(values['leader-elect-resource-name']) ?? names().leases.controllerManager,
     controllers: (values.controllers as string[] | undefined) ?? ['*'],
     controllerStartIntervalMs: ms(values['controller-start-interval'], 0),
     controllerShutdownTimeoutMs: ms(values['controller-shutdown-timeout'], 10_000),

@@ -10,6 +10,8 @@ import type {Server as NetServer, Socket} from 'node:net';
 import type {TLSSocket} from 'node:tls';
 import type {TlsOptions} from 'node:tls';
 import {NODE_TLS_VERSION, toOpenSslCipherList} from '../../options/types.js';
+import {deferContinue, oneRequestAtATime} from './http1-requests.js';
+import {applyConnectionTimeouts, tlsHandshakeTimeout, UPSTREAM_CONNECTION_TIMEOUTS, type ConnectionTimeouts} from './connection-timeouts.js';
 
 export interface SecureServingOptions {
   /** Node's minVersion, e.g. 'TLSv1.2'. */
@@ -20,7 +22,12 @@ export interface SecureServingOptions {
   sniCertKeys?: string[];
   disableHttp2: boolean;
   http2MaxStreamsPerConnection: number;
+  /** Idle and read-header timeouts of connections (upstream's 90 s and 32 s; no flag, tests shorten them). */
+  connectionTimeouts?: ConnectionTimeouts;
 }
+
+/** Upstream's MaxConcurrentStreams when --http2-max-streams-per-connection is 0 (golang.org/x/net's client default). */
+export const DEFAULT_HTTP2_MAX_STREAMS = 100;
 
 const list = (v: unknown): string[] | undefined => (Array.isArray(v) && v.length > 0 ? (v as string[]) : undefined);
 
@@ -57,16 +64,20 @@ export async function createSecureServer(
   tls: TlsOptions,
   handler: (req: IncomingMessage, res: ServerResponse) => void,
 ): Promise<SecureServer> {
+  const timeouts = o.connectionTimeouts ?? UPSTREAM_CONNECTION_TIMEOUTS;
+  const withTimeouts = {...tls, ...tlsHandshakeTimeout(timeouts)};
+  // Go's HTTP/1 semantics: one request of a connection at a time, 100 Continue when the body is read.
+  const sequenced = oneRequestAtATime(handler);
+  let server: SecureServer;
   if (o.disableHttp2) {
     const https = await import('node:https');
-    return parseHttp1FromStream(https.createServer(tls, handler) as SecureServer);
+    server = https.createServer(withTimeouts, sequenced) as SecureServer;
+  } else {
+    const http2 = await import('node:http2');
+    const maxConcurrentStreams = o.http2MaxStreamsPerConnection > 0 ? o.http2MaxStreamsPerConnection : DEFAULT_HTTP2_MAX_STREAMS;
+    server = http2.createSecureServer({...withTimeouts, allowHTTP1: true, settings: {maxConcurrentStreams}}, sequenced as never) as unknown as SecureServer;
   }
-  const http2 = await import('node:http2');
-  const server = http2.createSecureServer(
-    {...tls, allowHTTP1: true, settings: o.http2MaxStreamsPerConnection > 0 ? {maxConcurrentStreams: o.http2MaxStreamsPerConnection} : undefined},
-    handler as never,
-  ) as unknown as SecureServer;
-  return parseHttp1FromStream(server);
+  return applyConnectionTimeouts(deferContinue(parseHttp1FromStream(server), sequenced), timeouts);
 }
 
 const ignoreData = (): void => undefined;

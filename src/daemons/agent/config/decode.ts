@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigFieldError, canonicalConfigValue } from './convert.js';
-import { AGENT_CONFIG_API_VERSION, AGENT_CONFIG_KIND, CONFIG_FIELDS, FIELD_BY_PATH, OBJECT_PATHS, type ConfigField } from './schema.js';
+import { agentConfigApiVersion, agentConfigKind, CONFIG_FIELDS, FIELD_BY_PATH, OBJECT_PATHS, type ConfigField } from './schema.js';
 
 /** Field path -> canonical value; `null` (drop-ins only) removes the field, and inside maps removes a key. */
 export type ConfigLayer = Map<string, unknown>;
@@ -41,12 +41,12 @@ export function parseConfigText(text: string): unknown {
 }
 
 export function checkTypeMeta(document: unknown): Record<string, unknown> {
-  const expected = `expected kind "${AGENT_CONFIG_KIND}" and apiVersion "${AGENT_CONFIG_API_VERSION}"`;
+  const expected = `expected kind "${agentConfigKind()}" and apiVersion "${agentConfigApiVersion()}"`;
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw new ConfigDecodeError([`not an ${AGENT_CONFIG_KIND} object: ${expected}`]);
+    throw new ConfigDecodeError([`not an ${agentConfigKind()} object: ${expected}`]);
   }
   const { kind, apiVersion } = document as Record<string, unknown>;
-  if (kind !== AGENT_CONFIG_KIND || apiVersion !== AGENT_CONFIG_API_VERSION) {
+  if (kind !== agentConfigKind() || apiVersion !== agentConfigApiVersion()) {
     const given = `kind ${kind === undefined ? '(missing)' : JSON.stringify(kind)} and apiVersion ${apiVersion === undefined ? '(missing)' : JSON.stringify(apiVersion)}`;
     throw new ConfigDecodeError([`unsupported ${given}: ${expected}`]);
   }

@@ -19,7 +19,7 @@ import {
   defaultLayer,
   startFromDefaults,
 } from './layers.js';
-import { AGENT_CONFIG_API_VERSION, AGENT_CONFIG_KIND, CONFIG_FIELDS } from './schema.js';
+import { agentConfigApiVersion, agentConfigKind, CONFIG_FIELDS } from './schema.js';
 import type { AgentConfiguration } from './types.js';
 import { validateMergedConfig } from './validate.js';
 
@@ -92,7 +92,7 @@ function flagLayer(flags: LoadAgentConfigurationInput['flags']): Map<string, unk
 
 /** Nested file form of the flat field map, with type metadata. */
 function toDocument(values: ReadonlyMap<string, unknown>): AgentConfiguration {
-  const document: Record<string, unknown> = { apiVersion: AGENT_CONFIG_API_VERSION, kind: AGENT_CONFIG_KIND };
+  const document: Record<string, unknown> = { apiVersion: agentConfigApiVersion(), kind: agentConfigKind() };
   for (const [path, value] of values) {
     const parts = path.split('.');
     let node = document;

@@ -6,11 +6,12 @@
  * Config-only fields reuse the OptionSpec shape so that one set of converters (./convert.ts) decodes,
  * validates and prints both kinds.
  */
+import { names } from '../../../api/names.js';
 import { agentOptions } from '../../../options/agent.js';
 import type { OptionSpec } from '../../../options/spec.js';
 
-export const AGENT_CONFIG_API_VERSION = 'agent.config.orch.io/v1beta1';
-export const AGENT_CONFIG_KIND = 'AgentConfiguration';
+export const agentConfigApiVersion = (): string => names().agentConfig.apiVersion;
+export const agentConfigKind = (): string => names().agentConfig.kind;
 
 export interface ConfigField {
   /** Dotted path in the file, e.g. `maxPods` or `authentication.webhook.cacheTTL`. */

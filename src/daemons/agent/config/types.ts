@@ -23,8 +23,9 @@ export interface ConfigVmoduleEntry {
 }
 
 export interface AgentConfiguration {
-  apiVersion: 'agent.config.orch.io/v1beta1';
-  kind: 'AgentConfiguration';
+  /** `agent.config.orch.io/v1beta1` AgentConfiguration, or `kubelet.config.k8s.io/v1beta1` KubeletConfiguration with upstream's names. */
+  apiVersion: string;
+  kind: string;
   address?: string; // --address
   agentCgroups?: string; // --agent-cgroups
   allowedUnsafeSysctls?: string[]; // --allowed-unsafe-sysctls

@@ -3,12 +3,13 @@
  * run against a fake in unit tests, and restNodeClient: the same over the REST client. Failures are
  * ApiStatusError (with `reason` AlreadyExists, Conflict, NotFound...) or ApiConnectionError.
  */
+import { names } from '../../../api/names.js';
 import { ApiStatusError } from '../../../client/errors.js';
 import type { RestClient } from '../../../client/rest-client.js';
-import { LEASE_API_VERSION } from '../../controller-manager/leader-election/lease-lock.js';
+import { leaseApiVersion } from '../../controller-manager/leader-election/lease-lock.js';
 import type { LeaseObject, NodeObject } from './types.js';
 
-export { LEASE_API_VERSION };
+export { leaseApiVersion };
 export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 
 export interface NodeApiClient {
@@ -30,11 +31,11 @@ export const isConflict = (error: unknown) => reasonOf(error) === 'Conflict';
 export const isNotFound = (error: unknown) => reasonOf(error) === 'NotFound';
 
 const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
-const leasesPath = (namespace: string) => `/apis/${LEASE_API_VERSION}/namespaces/${encodeURIComponent(namespace)}/leases`;
+const leasesPath = (namespace: string) => `/apis/${leaseApiVersion()}/namespaces/${encodeURIComponent(namespace)}/leases`;
 
 export function restNodeClient(rest: RestClient): NodeApiClient {
   const nodeContext = (name?: string) => ({ resource: 'nodes', name });
-  const leaseContext = (name?: string) => ({ resource: 'leases', group: 'coordination.orch.io', name });
+  const leaseContext = (name?: string) => ({ resource: 'leases', group: names().groups.coordination, name });
   return {
     createNode: async (node) => (await rest.request<NodeObject>({ method: 'POST', path: '/api/v1/nodes', body: node, context: nodeContext(node.metadata.name) })).body,
     getNode: (name) => rest.get<NodeObject>(nodePath(name), undefined, nodeContext(name)),

@@ -28,18 +28,18 @@ export {
   LEASE_MAX_BACKOFF_MS,
   LEASE_MAX_UPDATE_RETRIES,
   LEASE_RENEW_JITTER,
-  NODE_LEASE_NAMESPACE,
+  nodeLeaseNamespace,
   NodeLeaseController,
   type NodeLeaseOptions,
   RENEW_INTERVAL_FRACTION,
 } from './lease.js';
 export { type MachineFacts, type MachineIdentity, type MachineSources, goArch, hostMachineSources, prettyName, readMachineFacts } from './machine.js';
 export {
-  DEFAULT_LABELS,
+  defaultLabels,
   type InitialNodeInput,
-  LABEL_ARCH,
-  LABEL_HOSTNAME,
-  LABEL_OS,
+  labelArch,
+  labelHostname,
+  labelOs,
   defaultLabelsPatch,
   initialNode,
   registrationLabels,

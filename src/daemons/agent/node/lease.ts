@@ -10,13 +10,14 @@
  * until the next interval. The lease is not created while the Node is missing: its owner reference
  * needs the Node's uid.
  */
+import { names } from '../../../api/names.js';
 import { systemClock, type Clock } from '../../apiserver/lifecycle/clock.js';
-import { LEASE_API_VERSION, isConflict, isNotFound, type NodeApiClient } from './client.js';
+import { leaseApiVersion, isConflict, isNotFound, type NodeApiClient } from './client.js';
 import { LoopTimer, jittered } from './loop-timer.js';
 import { formatMicroTime } from './time.js';
 import type { LeaseObject } from './types.js';
 
-export const NODE_LEASE_NAMESPACE = 'orch-node-lease';
+export const nodeLeaseNamespace = (): string => names().namespaces.nodeLease;
 /** Upstream's renewIntervalFraction: renew four times per lease duration. */
 export const RENEW_INTERVAL_FRACTION = 0.25;
 export const LEASE_RENEW_JITTER = 0.04;
@@ -140,7 +141,7 @@ export class NodeLeaseController {
   private async ensure(): Promise<{ lease: LeaseObject; created: boolean } | undefined> {
     const { client, nodeName } = this.options;
     try {
-      return { lease: await client.getLease(NODE_LEASE_NAMESPACE, nodeName), created: false };
+      return { lease: await client.getLease(nodeLeaseNamespace(), nodeName), created: false };
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -177,9 +178,9 @@ export class NodeLeaseController {
     const lease: LeaseObject = base
       ? structuredClone(base)
       : {
-          apiVersion: LEASE_API_VERSION,
+          apiVersion: leaseApiVersion(),
           kind: 'Lease',
-          metadata: { name: nodeName, namespace: NODE_LEASE_NAMESPACE },
+          metadata: { name: nodeName, namespace: nodeLeaseNamespace() },
           spec: { holderIdentity: nodeName, leaseDurationSeconds },
         };
     lease.spec.renewTime = formatMicroTime(this.clock.now());

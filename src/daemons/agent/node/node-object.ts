@@ -2,27 +2,19 @@
  * The Node object the agent registers (upstream kubelet initialNode): its name, the well-known labels
  * it sets itself plus --node-labels, --register-with-taints, --provider-id, and a first status.
  */
+import { names } from '../../../api/names.js';
 import { goArch } from './machine.js';
 import { computeNodeStatus, type StatusComputation, type StatusInput } from './status.js';
 import type { NodeObject } from './types.js';
 
-export const LABEL_HOSTNAME = 'orch.io/hostname';
-export const LABEL_OS = 'orch.io/os';
-export const LABEL_ARCH = 'orch.io/arch';
-/** The labels the agent owns and puts back on an existing Node (upstream's updateDefaultLabels, in orch's names). */
-export const DEFAULT_LABELS: readonly string[] = [
-  LABEL_HOSTNAME,
-  'topology.orch.io/zone',
-  'topology.orch.io/region',
-  'failure-domain.beta.orch.io/zone',
-  'failure-domain.beta.orch.io/region',
-  'node.orch.io/instance-type',
-  'beta.orch.io/instance-type',
-  LABEL_OS,
-  LABEL_ARCH,
-  'beta.orch.io/os',
-  'beta.orch.io/arch',
-];
+export const labelHostname = (): string => names().labels.hostname;
+export const labelOs = (): string => names().labels.os;
+export const labelArch = (): string => names().labels.arch;
+/** The labels the agent owns and puts back on an existing Node (upstream's updateDefaultLabels, in the active names). */
+export function defaultLabels(): readonly string[] {
+  const l = names().labels;
+  return [l.hostname, l.zone, l.region, l.failureDomainZone, l.failureDomainRegion, l.instanceType, l.betaInstanceType, l.os, l.arch, l.betaOs, l.betaArch];
+}
 
 /** Upstream's GetHostname: --hostname-override when given, else the system's host name; trimmed, lowercased. */
 export function resolveNodeName(hostnameOverride: string | undefined, systemHostname: string): string {
@@ -33,7 +25,7 @@ export function resolveNodeName(hostnameOverride: string | undefined, systemHost
 
 /** The registration labels: the agent's own, then --node-labels (which win, as upstream logs and allows). */
 export function registrationLabels(nodeName: string, nodeLabels: Readonly<Record<string, string>> | undefined, arch = goArch()): Record<string, string> {
-  return { [LABEL_HOSTNAME]: nodeName, [LABEL_OS]: 'linux', [LABEL_ARCH]: arch, ...nodeLabels };
+  return { [labelHostname()]: nodeName, [labelOs()]: 'linux', [labelArch()]: arch, ...nodeLabels };
 }
 
 export type InitialNodeInput = StatusInput;
@@ -63,7 +55,7 @@ export function initialNode(input: InitialNodeInput): StatusComputation {
 export function defaultLabelsPatch(wanted: NodeObject, existing: NodeObject): Record<string, string | null> | undefined {
   const patch: Record<string, string | null> = {};
   const current = existing.metadata.labels ?? {};
-  for (const key of DEFAULT_LABELS) {
+  for (const key of defaultLabels()) {
     const value = wanted.metadata.labels?.[key];
     if (value === undefined) continue;
     if (value === '') {

@@ -24,6 +24,8 @@ import {routeRequest, type Route} from './routes.js';
 import {onlyCpuAndMemory} from './summary.js';
 import {loadServingCertificate, tlsServerOptions} from './tls.js';
 import {parseHttp1FromStream} from '../../serving/secure-serving.js';
+import {applyConnectionTimeouts, tlsHandshakeTimeout, UPSTREAM_CONNECTION_TIMEOUTS} from '../../serving/connection-timeouts.js';
+import {oneRequestAtATime} from '../../serving/http1-requests.js';
 import type {AgentServerConfig, AgentServerProviders} from './types.js';
 
 export type ListenerName = 'main' | 'readOnly' | 'healthz';
@@ -131,10 +133,11 @@ export class AgentServers {
     const authentication = await createAuthentication({anonymousAuth: this.config.anonymousAuth, clientCaFile: this.config.clientCaFile});
     const authenticator = authentication.authenticator;
     const debuggingHandlers = this.config.enableDebuggingHandlers;
-    // HTTP/1.1 over TLS with the serving code's fix for bodies over one TLS record (see parseHttp1FromStream).
-    const server = parseHttp1FromStream(
-      createHttpsServer(tlsServerOptions(this.config, certificate, authentication.clientCaPems), (req, res) => void this.serve(req, res, {debuggingHandlers, authenticator})),
-    );
+    // HTTP/1.1 over TLS as the other secure ports serve it: the fix for bodies over one TLS record
+    // (parseHttp1FromStream), one request of a connection at a time, upstream's idle and read-header timeouts.
+    const tls = {...tlsServerOptions(this.config, certificate, authentication.clientCaPems), ...tlsHandshakeTimeout(UPSTREAM_CONNECTION_TIMEOUTS)};
+    const handler = oneRequestAtATime((req, res) => void this.serve(req, res, {debuggingHandlers, authenticator}));
+    const server = applyConnectionTimeouts(parseHttp1FromStream(createHttpsServer(tls, handler)), UPSTREAM_CONNECTION_TIMEOUTS);
     await this.listen('main', server, this.config.address, this.config.port);
   }
 

@@ -7,7 +7,7 @@
  */
 import { ApiStatusError } from '../../../client/errors.js';
 import type { RestClient } from '../../../client/rest-client.js';
-import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, type SourcePod } from './types.js';
+import { configHashAnnotation, configMirrorAnnotation, type SourcePod } from './types.js';
 
 /** What the mirror pod manager needs; MirrorClient implements it over the REST API. */
 export interface MirrorPodClient {
@@ -36,7 +36,7 @@ export function mirrorPodOf(staticPod: SourcePod): SourcePod {
     kind: 'Pod',
     metadata: {
       ...metadata,
-      annotations: { ...staticPod.metadata.annotations, [CONFIG_MIRROR_ANNOTATION]: staticPod.metadata.annotations?.[CONFIG_HASH_ANNOTATION] ?? '' },
+      annotations: { ...staticPod.metadata.annotations, [configMirrorAnnotation()]: staticPod.metadata.annotations?.[configHashAnnotation()] ?? '' },
     },
     spec: structuredClone(staticPod.spec),
   };

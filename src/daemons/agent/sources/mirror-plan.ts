@@ -3,7 +3,7 @@
  * deleteOrphanedMirrorPods). Pure: from the static pods and the mirror pods the API server has,
  * the creations and deletions that make them agree.
  */
-import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, podFullName, type SourcePod } from './types.js';
+import { configHashAnnotation, configMirrorAnnotation, podFullName, type SourcePod } from './types.js';
 
 export type MirrorAction =
   | { type: 'create'; staticPod: SourcePod }
@@ -11,12 +11,12 @@ export type MirrorAction =
 
 /** Upstream IsMirrorPodOf: same name and namespace, mirror annotation = the static pod's hash. */
 export function isMirrorPodOf(mirror: SourcePod, staticPod: SourcePod): boolean {
-  const hash = staticPod.metadata.annotations?.[CONFIG_HASH_ANNOTATION];
+  const hash = staticPod.metadata.annotations?.[configHashAnnotation()];
   return (
     mirror.metadata.name === staticPod.metadata.name &&
     mirror.metadata.namespace === staticPod.metadata.namespace &&
     hash !== undefined &&
-    mirror.metadata.annotations?.[CONFIG_MIRROR_ANNOTATION] === hash
+    mirror.metadata.annotations?.[configMirrorAnnotation()] === hash
   );
 }
 

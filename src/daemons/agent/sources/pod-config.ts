@@ -12,9 +12,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { klog, type Logger } from '../../../lib/klog.js';
 import {
-  CONFIG_MIRROR_ANNOTATION,
-  CONFIG_SEEN_ANNOTATION,
-  CONFIG_SOURCE_ANNOTATION,
+  configMirrorAnnotation,
+  configSeenAnnotation,
+  configSourceAnnotation,
   podFullName,
   type PodUpdate,
   type PodUpdateListener,
@@ -24,7 +24,7 @@ import {
 } from './types.js';
 
 /** Annotations the agent sets itself: never a reason for an update. */
-const LOCAL_ANNOTATIONS = [CONFIG_SOURCE_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SEEN_ANNOTATION];
+const localAnnotations = () => [configSourceAnnotation(), configMirrorAnnotation(), configSeenAnnotation()];
 
 export interface PodConfigOptions {
   listener: PodUpdateListener;
@@ -37,7 +37,7 @@ export interface PodConfigOptions {
 
 function withoutLocalAnnotations(annotations: Record<string, string> | undefined): Record<string, string> {
   const rest = { ...annotations };
-  for (const key of LOCAL_ANNOTATIONS) delete rest[key];
+  for (const key of localAnnotations()) delete rest[key];
   return rest;
 }
 
@@ -68,7 +68,7 @@ export function checkAndUpdatePod(existing: SourcePod, ref: SourcePod): Change {
     return 'reconcile';
   }
   const annotations: Record<string, string> = { ...ref.metadata.annotations };
-  for (const key of LOCAL_ANNOTATIONS) {
+  for (const key of localAnnotations()) {
     const kept = existing.metadata.annotations?.[key];
     if (kept !== undefined) annotations[key] = kept;
   }
@@ -104,7 +104,7 @@ export class PodConfig {
 
     for (const incoming of this.withoutDuplicateNames(source, pods)) {
       const ref = structuredClone(incoming);
-      ref.metadata.annotations = { ...ref.metadata.annotations, [CONFIG_SOURCE_ANNOTATION]: source };
+      ref.metadata.annotations = { ...ref.metadata.annotations, [configSourceAnnotation()]: source };
       const uid = ref.metadata.uid ?? '';
       const existing = old.get(uid);
       if (existing) {
@@ -115,7 +115,7 @@ export class PodConfig {
         else if (change === 'delete') changes.DELETE.push(existing);
         continue;
       }
-      ref.metadata.annotations[CONFIG_SEEN_ANNOTATION] = (this.options.now ?? (() => new Date()))().toISOString();
+      ref.metadata.annotations[configSeenAnnotation()] = (this.options.now ?? (() => new Date()))().toISOString();
       next.set(uid, ref);
       changes.ADD.push(ref);
     }

@@ -4,7 +4,7 @@
  * came from, the `<name>-<node>` name, the `default` namespace, the node binding, the config hash
  * annotation, the NoExecute toleration of file pods and the Pending phase. Pure.
  */
-import { CONFIG_HASH_ANNOTATION, type SourcePod } from './types.js';
+import { configHashAnnotation, type SourcePod } from './types.js';
 
 const FNV128_OFFSET = 0x6c62272e07bb014262b821756295c58dn;
 const FNV128_PRIME = 0x0000000001000000000000000000013bn;
@@ -89,7 +89,7 @@ export function applyStaticDefaults(pod: SourcePod, origin: StaticOrigin, nodeNa
       uid,
       name: staticPodName(pod.metadata.name ?? '', nodeName),
       namespace: pod.metadata.namespace || 'default',
-      annotations: { ...pod.metadata.annotations, [CONFIG_HASH_ANNOTATION]: uid },
+      annotations: { ...pod.metadata.annotations, [configHashAnnotation()]: uid },
     },
     spec,
     status: { ...pod.status, phase: 'Pending' },

@@ -3,6 +3,7 @@
  * subset the sources read and write, the annotation keys, the source names and the updates the
  * merger hands to its listener.
  */
+import { names } from '../../../api/names.js';
 import type {OwnerReference} from '../../../api/meta.js';
 
 export type {OwnerReference};
@@ -39,10 +40,10 @@ export type SourceName = 'api' | 'file' | 'http';
 export const ALL_SOURCES: readonly SourceName[] = ['file', 'http', 'api'];
 
 /** Upstream kubernetes.io/config.* keys, renamed to the orch.io domain. */
-export const CONFIG_SOURCE_ANNOTATION = 'orch.io/config.source';
-export const CONFIG_HASH_ANNOTATION = 'orch.io/config.hash';
-export const CONFIG_SEEN_ANNOTATION = 'orch.io/config.seen';
-export const CONFIG_MIRROR_ANNOTATION = 'orch.io/config.mirror';
+export const configSourceAnnotation = (): string => names().annotations.configSource;
+export const configHashAnnotation = (): string => names().annotations.configHash;
+export const configSeenAnnotation = (): string => names().annotations.configSeen;
+export const configMirrorAnnotation = (): string => names().annotations.mirrorPod;
 
 /**
  * The operations of a PodUpdate (upstream kubetypes.PodOperation). Sources only push SET (their
@@ -83,7 +84,7 @@ export function podFullName(pod: SourcePod): string {
 }
 
 export function podSource(pod: SourcePod): SourceName | undefined {
-  return pod.metadata.annotations?.[CONFIG_SOURCE_ANNOTATION] as SourceName | undefined;
+  return pod.metadata.annotations?.[configSourceAnnotation()] as SourceName | undefined;
 }
 
 /** A pod from a file or a URL (upstream IsStaticPod: any source but the API server). */
@@ -94,5 +95,5 @@ export function isStaticPod(pod: SourcePod): boolean {
 
 /** A pod in the API server that mirrors a static pod (carries the mirror annotation). */
 export function isMirrorPod(pod: SourcePod): boolean {
-  return pod.metadata.annotations?.[CONFIG_MIRROR_ANNOTATION] !== undefined;
+  return pod.metadata.annotations?.[configMirrorAnnotation()] !== undefined;
 }

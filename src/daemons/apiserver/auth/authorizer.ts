@@ -7,11 +7,12 @@
 import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from './attributes.js';
 import {RbacAuthorizer, type RbacPolicySource} from './rbac.js';
 import {MASTERS_GROUP} from './user.js';
+import {NodeAuthorizer} from './node-authorizer.js';
+import type {NodeGraph} from './node-graph.js';
+import {nodePolicyRules} from './bootstrap-policy.js';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
-/** The modes this server implements now; the others are recognized and refused at start. */
-export const SUPPORTED_AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC'];
 
 export const alwaysAllow: Authorizer = {authorize: () => ({decision: 'Allow', reason: ''})};
 export const alwaysDeny: Authorizer = {authorize: () => ({decision: 'NoOpinion', reason: 'Everything is forbidden.'})};
@@ -46,15 +47,13 @@ export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
   };
 }
 
-/** Problems with a mode list (unknown, unsupported, repeated), as messages for the user. */
+/** Problems with a mode list (unknown, repeated), as messages for the user. */
 export function validateAuthorizationModes(modes: string[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const mode of modes) {
     if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) {
       problems.push(`authorization-mode "${mode}" is not a valid mode (valid: ${AUTHORIZATION_MODES.join(', ')})`);
-    } else if (!SUPPORTED_AUTHORIZATION_MODES.includes(mode as AuthorizationMode)) {
-      problems.push(`authorization-mode "${mode}" is not supported yet (supported: ${SUPPORTED_AUTHORIZATION_MODES.join(', ')})`);
     }
     if (seen.has(mode)) problems.push(`authorization-mode "${mode}" has mode specified more than once`);
     seen.add(mode);
@@ -69,6 +68,8 @@ export interface AuthorizerDependencies {
   abac?: Authorizer;
   /** The webhook authorizer (from --authorization-webhook-config-file), needed for Webhook. */
   webhook?: Authorizer;
+  /** The graph of what each node reaches through its pods, needed for Node. */
+  nodeGraph?: NodeGraph;
 }
 
 /** The authorizer of a mode list (empty: AlwaysAllow, the seed's default without a config file). */
@@ -85,6 +86,9 @@ export function createAuthorizer(modes: string[], dependencies: AuthorizerDepend
     } else if (mode === 'Webhook') {
       if (!dependencies.webhook) throw new Error('authorization mode Webhook needs a webhook (--authorization-webhook-config-file)');
       chain.push(dependencies.webhook);
+    } else if (mode === 'Node') {
+      if (!dependencies.nodeGraph) throw new Error('authorization mode Node needs the node graph (no graph given)');
+      chain.push(new NodeAuthorizer(dependencies.nodeGraph, nodePolicyRules));
     } else if (mode === 'RBAC') {
       if (!dependencies.rbac) throw new Error('authorization mode RBAC needs the RBAC objects (no policy source given)');
       chain.push(new RbacAuthorizer(dependencies.rbac));

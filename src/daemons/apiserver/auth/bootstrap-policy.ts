@@ -204,3 +204,8 @@ export function bootstrapClusterRoles(n: NameSet = names()): ClusterRole[] {
 export function bootstrapClusterRoleBindings(n: NameSet = names()): ClusterRoleBinding[] {
   return structuredClone(policyOf(n).bindings);
 }
+
+/** The rules of the `system:node` role of the active name set: what the Node authorizer grants beyond its graph. */
+export function nodePolicyRules(n: NameSet = names()): readonly PolicyRule[] {
+  return policyOf(n).roles.find((r) => r.metadata.name === 'system:node')?.rules ?? [];
+}

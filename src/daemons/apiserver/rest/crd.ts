@@ -15,13 +15,15 @@ import { CustomResourceRuntime } from './custom-resources.js';
 import { structuralProblems, type Schema } from '../../../api/structural/schema.js';
 import { validateValueAt } from '../../../api/structural/validate.js';
 import { JsonPath } from '../../../printers/jsonpath.js';
-import { crdOpenApi } from '../../../api/structural/openapi.js';
+import type { SchemaRegistry } from './validation/index.js';
+import type { Schema as DefinitionSchema } from '../../../api/schema/definitions.js';
 
 interface CrdVersion {
   name: string;
   served: boolean;
   storage: boolean;
   subresources?: { status?: unknown; scale?: unknown };
+  openAPIV3Schema?: JsonObject;
 }
 
 function versionsOf(crd: JsonObject): CrdVersion[] {
@@ -31,6 +33,7 @@ function versionsOf(crd: JsonObject): CrdVersion[] {
     served: v.served === true,
     storage: v.storage === true,
     subresources: isJsonObject(v.subresources) ? (v.subresources as CrdVersion['subresources']) : undefined,
+    openAPIV3Schema: isJsonObject(v.schema) && isJsonObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined,
   }));
 }
 
@@ -68,6 +71,7 @@ export function crdResources(crd: JsonObject): ResourceInfo[] {
       subresources: [...(v.subresources?.status !== undefined ? [statusSub(kind)] : []), ...(v.subresources?.scale !== undefined ? [scaleSub()] : [])],
       storagePrefix: `${group}/${plural}`,
       custom: true,
+      ...(v.openAPIV3Schema ? { openAPIV3Schema: v.openAPIV3Schema } : {}),
     }));
 }
 
@@ -325,6 +329,8 @@ export class CrdInformer {
     /** The key prefix of CRDs (`/registry/apiextensions.orch.io/customresourcedefinitions/`). */
     private readonly prefix: string,
     private readonly retryMs = 1000,
+    /** Where the served versions' schemas are published (field validation, /openapi, kubectl explain). */
+    private readonly schemas?: SchemaRegistry,
   ) {}
 
   hasSynced(): boolean {
@@ -338,6 +344,12 @@ export class CrdInformer {
     const runtime = new CustomResourceRuntime(crd);
     this.runtimes.set(`${runtime.group}/${runtime.plural}`, runtime);
     const infos = crdResources(crd);
+    const kinds = infos.flatMap((info) => {
+      const schema = runtime.versions.get(info.version)?.schema;
+      return schema ? [{ group: info.group, version: info.version, kind: info.kind, plural: info.plural, namespaced: info.namespaced, schema: schema as unknown as DefinitionSchema }] : [];
+    });
+    if (kinds.length) this.schemas?.setCustom(name, kinds);
+    else this.schemas?.removeCustom(name);
     if (infos.length === 0) this.registry.removeCustom(name);
     else this.registry.setCustom(name, infos, versionsOf(crd).filter((v) => v.served).map((v) => v.name));
   }
@@ -346,23 +358,13 @@ export class CrdInformer {
     const crd = this.crds.get(name);
     if (crd) this.runtimes.delete(`${stringAt(crd, 'spec', 'group')}/${stringAt(crd, 'spec', 'names', 'plural')}`);
     this.crds.delete(name);
+    this.schemas?.removeCustom(name);
     this.registry.removeCustom(name);
   }
 
   /** The known CRDs (for name conflicts). */
   all(): JsonObject[] {
     return [...this.crds.values()];
-  }
-
-  /** The OpenAPI v3 schemas of the established CRDs serving a group version (for `kubectl explain`). */
-  openApiSchemas(group: string, version: string): Record<string, JsonObject> {
-    const schemas: Record<string, JsonObject> = {};
-    for (const crd of this.crds.values()) {
-      if (stringAt(crd, 'spec', 'group') !== group || !namesAccepted(crd)) continue;
-      if (!versionsOf(crd).some((v) => v.served && v.name === version)) continue;
-      Object.assign(schemas, crdOpenApi(crd, version)?.v3 ?? {});
-    }
-    return schemas;
   }
 
   /** The compiled CRD serving a custom resource. */

@@ -18,16 +18,18 @@ import { CrdInformer, crdStrategy } from './crd.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
-import { decodeBody, negotiate, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
-import { deepCopy, stringAt } from './objects.js';
-import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_ACCEPT, openApiDocument, openApiRoot, openApiV2Document, openApiV2Protobuf } from './openapi.js';
+import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
+import { deepCopy, rfc3339, stringAt } from './objects.js';
+import { OpenApiService } from './openapi/index.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
+import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
 import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.js';
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
 import { serveWatch, type ActiveWatch } from './watch.js';
+import { parseFieldValidation, SchemaRegistry, validateWrite, type FieldValidation } from './validation/index.js';
 
 export interface ApiHandlerOptions {
   store: Store;
@@ -46,12 +48,21 @@ export interface ApiHandlerOptions {
   maxRequestBodyBytes?: number;
   /** A shared resource registry (tests, or a server that serves it elsewhere too). */
   registry?: ResourceRegistry;
+  /** Schemas per kind: the built-ins, plus what custom resources register (see validation/schema-registry.ts). */
+  schemas?: SchemaRegistry;
+  /**
+   * Schema validation of writes (default on). Off only for bench/apiserver.mjs, which measures its
+   * cost; the process-level switch is the internal environment variable ORCH_INTERNAL_SCHEMA_VALIDATION=off.
+   */
+  schemaValidation?: boolean;
 }
 
 export interface ApiHandler {
   (req: ApiRequest, res: ApiResponse, ctx: RequestContext): Promise<boolean>;
   /** The served resources (built-ins and established CRDs). */
   readonly registry: ResourceRegistry;
+  /** Schemas per kind; custom resources register theirs here (validation and /openapi documents). */
+  readonly schemas: SchemaRegistry;
   /** The `crd-informer-synced` check: the stored CRDs have been loaded once. */
   crdInformerSynced(): boolean;
   /** Resolves once the CRD informer has synced (it starts with the handler and retries while the store is down). */
@@ -117,6 +128,9 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   const maxBody = options.maxRequestBodyBytes ?? MAX_REQUEST_BODY_BYTES;
   const watches = new Set<ActiveWatch>();
+  const schemas = options.schemas ?? new SchemaRegistry();
+  const openApi = new OpenApiService(registry, schemas);
+  const schemaValidation = options.schemaValidation ?? process.env.ORCH_INTERNAL_SCHEMA_VALIDATION !== 'off';
 
   const registries = new Map<ResourceInfo, RegistryStore>();
   const namespaceInfo = registry.lookup('', 'v1', 'namespaces')!;
@@ -143,7 +157,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   }
 
   const crdPrefix = `${keyPrefix}/${crdInfo.storagePrefix}/`;
-  const informer = new CrdInformer(store, registry, crdPrefix);
+  const informer = new CrdInformer(store, registry, crdPrefix, 1000, schemas);
   const synced = informer.start();
 
   // -------------------------------------------------------------------------------------------
@@ -180,11 +194,30 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   }
 
   async function readJsonBody(req: ApiRequest): Promise<unknown> {
+    return (await readDecodedBody(req)).value;
+  }
+
+  /** The decoded body and, for JSON and YAML, its text (the validation stage reads duplicate keys there). */
+  async function readDecodedBody(req: ApiRequest): Promise<{ value: unknown; text?: { text: string; yaml: boolean } }> {
     const body = await readBody(req, maxBody);
-    const contentType = req.headers['content-type'];
-    const value = decodeBody(Array.isArray(contentType) ? contentType[0] : contentType, body);
+    const header = req.headers['content-type'];
+    const contentType = Array.isArray(header) ? header[0] : header;
+    const value = decodeBody(contentType, body);
     checkDepth(value);
-    return value;
+    const type = parseMediaType(contentType ?? 'application/json').type || 'application/json';
+    const yaml = type.endsWith('yaml');
+    if (!yaml && type !== 'application/json' && type !== '*/*') return { value };
+    return { value, text: { text: body.toString('utf8'), yaml } };
+  }
+
+  /** The validation stage for a write of `object` as `info`'s kind; answers the warnings to send. */
+  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch', name: string,
+    body?: { text: string; yaml: boolean }, checkRequired = true): string[] {
+    if (!schemaValidation || !isJsonObject(object)) return [];
+    return validateWrite(schemas, {
+      group: info.group, version: info.version, kind: info.kind, name: name || stringAt(object, 'metadata', 'name') || '',
+      object, mode, operation, body, checkRequired,
+    }).warnings;
   }
 
   /** A Table of objects: the custom resource's printer columns, or the built-in kind's. */
@@ -270,14 +303,15 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           await store.update(namespace, name, wctx, (pod) => bindPod(pod, body, name, clock.now()));
           return writeJson(res, 201, successStatus(201), { pretty });
         }
-        const body = await readJsonBody(req);
+        const decoded = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'CreateOptions', '');
-        const created = await store.create(namespace, body, wctx);
+        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text);
+        const created = await store.create(namespace, decoded.value, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(created);
-        return writeJson(res, 201, created, { pretty });
+        return writeJson(res, 201, created, { pretty, warnings });
       }
       case 'update': {
-        const body = await readJsonBody(req);
+        const { value: body, text: bodyText } = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'UpdateOptions', sub?.name ?? '');
         if (sub?.name === 'scale') {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, scaleInto(current, body)));
@@ -287,16 +321,19 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
           return writeJson(res, 200, object, { pretty });
         }
+        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, !sub);
         const { object, created } = await store.replace(namespace, name, body, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-        return writeJson(res, created ? 201 : 200, object, { pretty });
+        return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
       }
       case 'patch': {
         const contentType = req.headers['content-type'];
         const patchType = patchTypeOf(Array.isArray(contentType) ? contentType[0] : contentType, info.custom === true);
-        if (patchType === 'apply') throw serverSideApplyUnsupported();
+        if (patchType === 'apply') return serveApply(req, res, ctx, query, info, store, namespace, name, sub?.name, pretty);
         const body = await readBody(req, maxBody);
         const wctx = writeContext(req, ctx, query, 'PatchOptions', sub?.name ?? '');
+        const mode = parseFieldValidation(query, 'PatchOptions');
+        let warnings: string[] = [];
         const { object } = await store.update(namespace, name, wctx, (current) => {
           if (sub?.name === 'scale') {
             const patched = applyServerPatch(scaleOf(deepCopy(current)), body, patchType);
@@ -304,12 +341,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
+          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, !sub);
           const checked = preconditioned(store, name, current, patched);
           return sub?.name === 'status' ? statusOnly(checked, current) : checked;
         });
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
         if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
-        return writeJson(res, 200, object, { pretty });
+        return writeJson(res, 200, object, { pretty, warnings });
       }
       case 'delete': {
         const body = await readOptionalBody(req);
@@ -331,6 +369,36 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /**
+   * PATCH with application/apply-patch+yaml: server-side apply of the main resource or its status;
+   * creates the object when it does not exist (upstream's applyPatcher with createIfNotFound).
+   */
+  async function serveApply(
+    req: ApiRequest, res: ApiResponse, ctx: RequestContext, query: URLSearchParams, info: ResourceInfo, store: RegistryStore,
+    namespace: string, name: string, subresource: string | undefined, pretty: boolean,
+  ): Promise<void> {
+    if (subresource && subresource !== 'status') throw serverSideApplyUnsupported();
+    const userAgent = req.headers['user-agent'];
+    const params = parseWriteParams(query, 'PatchOptions', managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), [], true);
+    const config = parseApplyBody(await readBody(req, maxBody));
+    const configName = stringAt(config, 'metadata', 'name');
+    if (configName !== undefined && configName !== '' && configName !== name) {
+      throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
+    }
+    const wctx: WriteContext = { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource: subresource ?? '', managedFieldsComputed: true };
+    const request: ApplyRequest = {
+      info, namespace, name, config, manager: params.fieldManager, force: params.force, subresource, time: rfc3339(clock.now()),
+    };
+    const { object, created } = await store.update(namespace, name, wctx, (current) => {
+      const applied = applyToObject(current, request);
+      checkDepth(applied);
+      const checked = preconditioned(store, name, current, applied);
+      return subresource === 'status' ? statusOnly(checked, current) : checked;
+    }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
+    if (info === crdInfo && !wctx.dryRun) informer.apply(object);
+    return writeJson(res, created ? 201 : 200, object, { pretty });
   }
 
   /** Deleting a CRD removes its custom objects first (upstream's customresourcecleanup finalizer, done inline). */
@@ -359,18 +427,6 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }
   }
 
-  /** `/openapi/v3` and its group-version documents (`/openapi/v2` is answered in the handler). */
-  function serveOpenApi(pathname: string): JsonObject | undefined {
-    const parts = pathname.split('/').filter(Boolean);
-    if (parts[1] !== 'v3') return undefined;
-    // Custom resources' schemas come from their CRDs (custom-resources.ts, crdOpenApi).
-    const schemasOf = (group: string, version: string) => informer.openApiSchemas(group, version);
-    if (parts.length === 2) return openApiRoot(registry, schemasOf);
-    if (parts[2] === 'api' && parts.length === 4) return openApiDocument(registry, '', parts[3]!, schemasOf);
-    if (parts[2] === 'apis' && parts.length === 5) return openApiDocument(registry, parts[3]!, parts[4]!, schemasOf);
-    return undefined;
-  }
-
   function acceptOf(req: ApiRequest): string | undefined {
     const accept = req.headers.accept;
     return Array.isArray(accept) ? accept.join(',') : accept;
@@ -397,18 +453,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           return true;
         case 'openapi': {
           await authorize(ctx, { path: url.pathname, verb: 'get' });
-          if (url.pathname.replace(/\/+$/, '') === '/openapi/v2') {
-            const accept = acceptOf(req) ?? '';
-            if (accept.includes(OPENAPI_V2_PROTOBUF_ACCEPT) || accept.includes(OPENAPI_V2_PROTOBUF)) {
-              const body = openApiV2Protobuf();
-              res.writeHead(200, { 'Content-Type': OPENAPI_V2_PROTOBUF, 'Content-Length': body.length });
-              res.end(body);
-            } else writeJson(res, 200, openApiV2Document(), { pretty });
-            return true;
-          }
-          const doc = serveOpenApi(url.pathname);
-          if (!doc) writePlainNotFound(res);
-          else writeJson(res, 200, doc, { pretty });
+          openApi.serve(req, res, url);
           return true;
         }
         case 'coreVersions':
@@ -462,6 +507,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
   const api = handler as ApiHandler;
   Object.defineProperty(api, 'registry', { value: registry });
+  Object.defineProperty(api, 'schemas', { value: schemas });
   api.crdInformerSynced = () => informer.hasSynced();
   api.whenSynced = () => synced;
   api.activeWatches = () => watches.size;

@@ -2,13 +2,22 @@
 import { ApiError, badRequest, requestEntityTooLarge, type Status } from '../../../api/status.js';
 import type { Readable } from 'node:stream';
 import type { ApiRequest, ApiResponse } from './types.js';
+import { sendContinue } from '../../serving/http1-requests.js';
 
 /** Upstream's MaxRequestBodyBytes. */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
+/**
+ * How much of a body past the limit is read and thrown away, so that the 413 reaches the client
+ * and the connection stays usable; a client sending more than this is cut off.
+ */
+export const DISCARD_AFTER_LIMIT_BYTES = 2 * MAX_REQUEST_BODY_BYTES;
+
 export async function readBody(req: ApiRequest, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw requestEntityTooLarge(`limit is ${limit}`);
+  // A client that sent `Expect: 100-continue` waits for this before it sends the body.
+  sendContinue(req);
   const stream = req as unknown as Partial<Readable>;
   if (typeof stream.on !== 'function' || typeof stream.off !== 'function' || stream.readableEnded) return readIterable(req, limit);
   // Plain 'data'/'end' listeners rather than `for await`: the stream's async iterator costs an
@@ -28,9 +37,9 @@ export async function readBody(req: ApiRequest, limit = MAX_REQUEST_BODY_BYTES):
       size += buffer.length;
       if (size > limit) {
         cleanup();
-        // Stop reading, as leaving the for-await loop did (it destroyed the stream).
-        emitter.destroy();
+        chunks.length = 0;
         reject(requestEntityTooLarge(`limit is ${limit}`));
+        discardRest(emitter, size - limit);
         return;
       }
       chunks.push(buffer);
@@ -53,6 +62,25 @@ export async function readBody(req: ApiRequest, limit = MAX_REQUEST_BODY_BYTES):
     emitter.on('error', onError);
     emitter.on('close', onClose);
   });
+}
+
+/**
+ * Reads and drops the rest of a body that went over the limit (a chunked one: its length was not
+ * declared). Destroying the request instead would destroy an HTTP/1 connection before the 413 is
+ * written, so the client would see a reset; upstream answers 413. Past DISCARD_AFTER_LIMIT_BYTES
+ * the request is destroyed after all.
+ */
+function discardRest(stream: Readable, alreadyOver: number): void {
+  let discarded = alreadyOver;
+  const onData = (chunk: Buffer | string) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_AFTER_LIMIT_BYTES) {
+      stream.off('data', onData);
+      stream.destroy();
+    }
+  };
+  stream.on('data', onData);
+  stream.on('error', () => undefined);
 }
 
 /** Request-like objects that are only async iterables (and streams already ended). */
@@ -81,12 +109,18 @@ export function checkDepth(value: unknown): void {
   }
 }
 
-export function writeJson(res: ApiResponse, code: number, body: unknown, options: { pretty?: boolean; contentType?: string } = {}): void {
+/** The `Warning` header of upstream's warnings (RFC 7234 code 299, the text as a quoted string). */
+export function warningHeader(warnings: readonly string[]): string {
+  return warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
+}
+
+export function writeJson(res: ApiResponse, code: number, body: unknown, options: { pretty?: boolean; contentType?: string; warnings?: readonly string[] } = {}): void {
   const text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
   res.writeHead(code, {
     'Content-Type': options.contentType ?? 'application/json',
     'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-cache, private',
+    ...(options.warnings?.length ? { Warning: warningHeader(options.warnings) } : {}),
   });
   res.end(text);
 }

@@ -98,7 +98,8 @@ export function decodeBody(contentType: string | undefined, body: Buffer): unkno
   }
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') {
     try {
-      return parseYaml(text, { maxAliasCount: 100 });
+      // Repeated keys are the field-validation stage's to report (`line 5: key "name" already set in map`).
+      return parseYaml(text, { maxAliasCount: 100, uniqueKeys: false });
     } catch (error) {
       throw badRequest(`yaml: ${(error as Error).message}`);
     }

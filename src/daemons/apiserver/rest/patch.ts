@@ -14,7 +14,7 @@ export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
 /** Built-in kinds without declared list metadata still take strategic patches: maps merge, lists replace. */
 function genericSchema(kind: string): StructSchema {
-  return { name: kind, fields: { metadata: { type: 'ObjectMeta' } } };
+  return { name: kind, fields: { metadata: { type: 'ObjectMeta', shape: 'struct' } }, open: true };
 }
 
 export function serverSideApplyUnsupported(): Error {

@@ -12,6 +12,7 @@ import {
   type GroupResource, type FieldError,
 } from '../../../api/status.js';
 import { updateManagedFields } from '../../../api/managed-fields.js';
+import { applyTypeOf, hasStatusSubresource } from './apply.js';
 import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement } from '../../../api/selectors.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { StoreCompactedError, StoreConflictError, type KeyValue, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
@@ -39,6 +40,8 @@ export interface WriteContext {
   fieldManager: string;
   /** `status`, `scale`, `finalize`... or empty for the main resource. */
   subresource?: string;
+  /** The written object carries its managedFields already (server-side apply computed them). */
+  managedFieldsComputed?: boolean;
 }
 
 export interface DeleteOptions {
@@ -288,7 +291,7 @@ export class RegistryStore {
     const errors = this.strategy.validate(object);
     if (errors.length) this.invalid(object, errors);
     await this.validateAdmission('CREATE', ctx, namespace, name, object);
-    this.setManagedFields(object, undefined, ctx);
+    if (!ctx.managedFieldsComputed) this.setManagedFields(object, undefined, ctx);
     const encoded = await this.encodeForStorage(object);
     if (ctx.dryRun) {
       if (await this.deps.store.get(this.key(namespace, name))) throw alreadyExists(this.gr, name);
@@ -307,6 +310,7 @@ export class RegistryStore {
   private setManagedFields(next: JsonObject, previous: JsonObject | undefined, ctx: WriteContext): void {
     const entries = updateManagedFields({
       previous, next, manager: ctx.fieldManager, apiVersion: this.apiVersion, subresource: ctx.subresource || undefined, time: this.now(),
+      type: applyTypeOf(this.info), hasStatus: hasStatusSubresource(this.info),
     });
     const meta = metadataOf(next);
     if (entries.length) meta.managedFields = entries as unknown as JsonValue;
@@ -401,9 +405,12 @@ export class RegistryStore {
     await this.validateAdmission('UPDATE', ctx, namespace, name, object, current);
 
     // A write that changes nothing (resourceVersion and managedFields aside) is a no-op: no new revision.
-    const comparable = (o: JsonObject) => ({ ...o, metadata: { ...metadataOf(o), resourceVersion: null, managedFields: null } });
+    // An apply that changes only ownership (a second manager applying the same values) is a write.
+    const comparable = (o: JsonObject) => ({
+      ...o, metadata: { ...metadataOf(o), resourceVersion: null, managedFields: ctx.managedFieldsComputed ? metadataOf(o).managedFields ?? null : null },
+    });
     if (jsonEqual(comparable(object), comparable(current))) return current;
-    this.setManagedFields(object, current, ctx);
+    if (!ctx.managedFieldsComputed) this.setManagedFields(object, current, ctx);
     delete meta.resourceVersion;
     return object;
   }

@@ -9,12 +9,13 @@
  * upstream's robfig/cron ParseStandard accepts: five fields, the @yearly...@hourly descriptors, no
  * seconds field and none of cron-parser's extensions (L, #, H). `@every <duration>` is not supported.
  */
+import { names } from '../../../api/names.js';
 import {CronExpressionParser} from 'cron-parser';
 import {controllerRefTo, formatTime, type ObjectMeta} from './replica-set-core.js';
 import {finishedCondition, type Job, type JobSpec} from './job-core.js';
 
 /** `batch.kubernetes.io/cronjob-scheduled-timestamp` under orch's domain. */
-export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.orch.io/cronjob-scheduled-timestamp';
+export const scheduledTimestampAnnotation = (): string => names().annotations.cronJobScheduledTimestamp;
 /** Upstream's nextScheduleDelta: requeues land a little after the scheduled time, past NTP skew. */
 export const NEXT_SCHEDULE_DELTA_MS = 100;
 /** More missed times than this earn a TooManyMissedTimes warning (upstream's "more than 80, less than lots"). */
@@ -260,7 +261,7 @@ export function jobFromTemplate(cronJob: CronJob, scheduledMs: number): Job {
   const template = cronJob.spec?.jobTemplate ?? {};
   const annotations = {...(template.metadata?.annotations ?? {})};
   // Written in the cron job's zone (upstream loads "" - no zone - as UTC here).
-  annotations[SCHEDULED_TIMESTAMP_ANNOTATION] = formatRFC3339(scheduledMs, cronJob.spec?.timeZone || 'UTC');
+  annotations[scheduledTimestampAnnotation()] = formatRFC3339(scheduledMs, cronJob.spec?.timeZone || 'UTC');
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

@@ -10,6 +10,7 @@
  * in the `orch.io/daemonset-template-hash` annotation, and a pod whose annotation differs from the
  * current template's hash is out of date.
  */
+import { names } from '../../../api/names.js';
 import { toleratesTaint } from '../../../api/meta.js';
 import { computeTemplateHash, scaledValue } from './deployment.js';
 import { isPodAvailable, isPodReady, podFromTemplate, type ObjectMeta, type OwnerReference, type Pod, type PodTemplate } from './replica-set-core.js';
@@ -58,23 +59,26 @@ export interface DaemonSet {
   status?: DaemonSetStatus;
 }
 
-export const TEMPLATE_HASH_ANNOTATION = 'orch.io/daemonset-template-hash';
+export const templateHashAnnotation = (): string => names().annotations.daemonSetTemplateHash;
 
 /**
  * What upstream's AddOrUpdateDaemonPodTolerations gives every daemon pod, under orch's names: a
  * daemon keeps running on a node that goes not-ready or unreachable (no eviction after 300 s), and
  * lands on nodes under resource pressure or cordoned.
  */
-export const DAEMON_POD_TOLERATIONS: readonly Toleration[] = [
-  { key: 'node.orch.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
-  { key: 'node.orch.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
-  { key: 'node.orch.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
-  { key: 'node.orch.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
-  { key: 'node.orch.io/pid-pressure', operator: 'Exists', effect: 'NoSchedule' },
-  { key: 'node.orch.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
-];
+export function daemonTolerations(): readonly Toleration[] {
+  const t = names().taints;
+  return [
+    { key: t.notReady, operator: 'Exists', effect: 'NoExecute' },
+    { key: t.unreachable, operator: 'Exists', effect: 'NoExecute' },
+    { key: t.diskPressure, operator: 'Exists', effect: 'NoSchedule' },
+    { key: t.memoryPressure, operator: 'Exists', effect: 'NoSchedule' },
+    { key: t.pidPressure, operator: 'Exists', effect: 'NoSchedule' },
+    { key: t.unschedulable, operator: 'Exists', effect: 'NoSchedule' },
+  ];
+}
 /** Added too when the pod uses the host's network, which works before the node's network does. */
-export const HOST_NETWORK_TOLERATION: Toleration = { key: 'node.orch.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' };
+export const hostNetworkToleration = (): Toleration => ({ key: names().taints.networkUnavailable, operator: 'Exists', effect: 'NoSchedule' });
 
 /** The hash that marks a pod as made from the daemon set's current template. */
 export function templateHash(ds: DaemonSet): string {
@@ -82,7 +86,7 @@ export function templateHash(ds: DaemonSet): string {
 }
 
 export function isPodUpdated(pod: Pod, hash: string): boolean {
-  return hash !== '' && pod.metadata.annotations?.[TEMPLATE_HASH_ANNOTATION] === hash;
+  return hash !== '' && pod.metadata.annotations?.[templateHashAnnotation()] === hash;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -99,7 +103,7 @@ function sameToleration(a: Toleration, b: Toleration): boolean {
  */
 export function daemonPodTolerations(podSpec: Record<string, unknown> | undefined): Toleration[] {
   const tolerations = [...((podSpec?.tolerations as Toleration[] | undefined) ?? [])];
-  const extra = podSpec?.hostNetwork === true ? [...DAEMON_POD_TOLERATIONS, HOST_NETWORK_TOLERATION] : DAEMON_POD_TOLERATIONS;
+  const extra = podSpec?.hostNetwork === true ? [...daemonTolerations(), hostNetworkToleration()] : daemonTolerations();
   for (const toleration of extra) {
     const index = tolerations.findIndex((t) => sameToleration(t, toleration));
     if (index < 0) tolerations.push({ ...toleration });
@@ -128,7 +132,7 @@ export function daemonPodFor(ds: DaemonSet, nodeName: string, ref: OwnerReferenc
   const spec = pod.spec as Record<string, unknown>;
   spec.tolerations = daemonPodTolerations(spec);
   spec.affinity = nodeNameAffinity(spec.affinity as Affinity | undefined, nodeName);
-  pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [TEMPLATE_HASH_ANNOTATION]: hash };
+  pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [templateHashAnnotation()]: hash };
   return pod;
 }
 

@@ -9,6 +9,7 @@
  * The first half of the module is pure (upstream's deployment/util and the planning parts of
  * rolling.go, recreate.go, sync.go, progress.go); the second half is the I/O.
  */
+import { names, nameSet } from '../../../api/names.js';
 import { ApiStatusError } from '../../../client/errors.js';
 import {
   deletedObject,
@@ -38,28 +39,29 @@ import {
 import { labelSelectorRequirements, PODS } from './replicaset.js';
 
 // ---------------------------------------------------------------------------------------------
-// Names (upstream's deployment/util constants under orch.io).
+// Names (upstream's deployment/util constants, in the active name set).
 
 export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
-export const REVISION_ANNOTATION = 'deployment.orch.io/revision';
+export const revisionAnnotation = (): string => names().annotations.deploymentRevision;
 /**
  * kubectl reads the revision under upstream's name only (`kubectl rollout history` and `rollout undo`
  * list and pick replica sets by it), so the revision is mirrored there too; orch's own name stays
  * the one the controller reads.
  */
-export const KUBECTL_REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
-export const REVISION_HISTORY_ANNOTATION = 'deployment.orch.io/revision-history';
-export const DESIRED_REPLICAS_ANNOTATION = 'deployment.orch.io/desired-replicas';
-export const MAX_REPLICAS_ANNOTATION = 'deployment.orch.io/max-replicas';
+export const KUBECTL_REVISION_ANNOTATION = nameSet('kubernetes').annotations.deploymentRevision;
+export const revisionHistoryAnnotation = (): string => names().annotations.deploymentRevisionHistory;
+export const desiredReplicasKey = (): string => names().annotations.deploymentDesiredReplicas;
+export const maxReplicasKey = (): string => names().annotations.deploymentMaxReplicas;
 /** Annotations a deployment does not hand down to its replica sets. */
-const ANNOTATIONS_NOT_COPIED = new Set([
-  'kubectl.kubernetes.io/last-applied-configuration',
-  'orch.io/last-applied-configuration',
-  REVISION_ANNOTATION,
+const annotationsNotCopied = () => new Set([
+  // kubectl's own, whatever the server's names, and the name set's client's.
+  nameSet('kubernetes').annotations.lastAppliedConfiguration,
+  names().annotations.lastAppliedConfiguration,
+  revisionAnnotation(),
   KUBECTL_REVISION_ANNOTATION,
-  REVISION_HISTORY_ANNOTATION,
-  DESIRED_REPLICAS_ANNOTATION,
-  MAX_REPLICAS_ANNOTATION,
+  revisionHistoryAnnotation(),
+  desiredReplicasKey(),
+  maxReplicasKey(),
   'deprecated.deployment.rollback.to',
 ]);
 
@@ -230,7 +232,7 @@ export function findNewReplicaSet(d: Deployment, rsList: ReplicaSet[]): ReplicaS
 }
 
 export function revisionOf(object: { metadata: ObjectMeta }): number {
-  const value = Number(object.metadata.annotations?.[REVISION_ANNOTATION] ?? 0);
+  const value = Number(object.metadata.annotations?.[revisionAnnotation()] ?? 0);
   return Number.isInteger(value) ? value : 0;
 }
 
@@ -239,7 +241,7 @@ export function maxRevision(rsList: ReplicaSet[]): number {
 }
 
 function desiredReplicasAnnotation(rs: ReplicaSet): number | undefined {
-  const value = rs.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION];
+  const value = rs.metadata.annotations?.[desiredReplicasKey()];
   return value === undefined || !/^\d+$/.test(value) ? undefined : Number(value);
 }
 
@@ -258,24 +260,24 @@ export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRe
   const annotations = (rs.metadata.annotations ??= {});
   let changed = false;
   for (const [key, value] of Object.entries(d.metadata.annotations ?? {})) {
-    if (ANNOTATIONS_NOT_COPIED.has(key) || annotations[key] === value) continue;
+    if (annotationsNotCopied().has(key) || annotations[key] === value) continue;
     annotations[key] = value;
     changed = true;
   }
-  const oldText = annotations[REVISION_ANNOTATION];
+  const oldText = annotations[revisionAnnotation()];
   const oldRevision = oldText === undefined || oldText === '' ? 0 : Number(oldText);
   if (!Number.isInteger(oldRevision)) return changed;
   if (oldRevision < newRevision) {
-    annotations[REVISION_ANNOTATION] = String(newRevision);
+    annotations[revisionAnnotation()] = String(newRevision);
     changed = true;
     if (oldText) {
-      const history = annotations[REVISION_HISTORY_ANNOTATION];
+      const history = annotations[revisionHistoryAnnotation()];
       const next = history ? `${history},${oldText}` : oldText;
-      annotations[REVISION_HISTORY_ANNOTATION] = next.length > MAX_REVISION_HISTORY_CHARS ? next.slice(next.indexOf(',', next.length - MAX_REVISION_HISTORY_CHARS) + 1) : next;
+      annotations[revisionHistoryAnnotation()] = next.length > MAX_REVISION_HISTORY_CHARS ? next.slice(next.indexOf(',', next.length - MAX_REVISION_HISTORY_CHARS) + 1) : next;
     }
   }
-  if (annotations[REVISION_ANNOTATION] !== undefined && annotations[KUBECTL_REVISION_ANNOTATION] !== annotations[REVISION_ANNOTATION]) {
-    annotations[KUBECTL_REVISION_ANNOTATION] = annotations[REVISION_ANNOTATION];
+  if (annotations[revisionAnnotation()] !== undefined && annotations[KUBECTL_REVISION_ANNOTATION] !== annotations[revisionAnnotation()]) {
+    annotations[KUBECTL_REVISION_ANNOTATION] = annotations[revisionAnnotation()];
     changed = true;
   }
   if (!exists && setReplicasAnnotations(rs, replicasOf(d), replicasOf(d) + maxSurge(d))) changed = true;
@@ -285,9 +287,9 @@ export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRe
 /** Sets desired/max replicas annotations; returns whether they changed. */
 export function setReplicasAnnotations(rs: ReplicaSet, desired: number, max: number): boolean {
   const annotations = (rs.metadata.annotations ??= {});
-  if (annotations[DESIRED_REPLICAS_ANNOTATION] === String(desired) && annotations[MAX_REPLICAS_ANNOTATION] === String(max)) return false;
-  annotations[DESIRED_REPLICAS_ANNOTATION] = String(desired);
-  annotations[MAX_REPLICAS_ANNOTATION] = String(max);
+  if (annotations[desiredReplicasKey()] === String(desired) && annotations[maxReplicasKey()] === String(max)) return false;
+  annotations[desiredReplicasKey()] = String(desired);
+  annotations[maxReplicasKey()] = String(max);
   return true;
 }
 
@@ -373,7 +375,7 @@ export function isSaturated(d: Deployment, newRS: ReplicaSet | undefined): boole
 }
 
 function maxReplicasAnnotation(rs: ReplicaSet): number | undefined {
-  const value = rs.metadata.annotations?.[MAX_REPLICAS_ANNOTATION];
+  const value = rs.metadata.annotations?.[maxReplicasKey()];
   return value === undefined || !/^\d+$/.test(value) ? undefined : Number(value);
 }
 
@@ -674,10 +676,10 @@ export function startDeploymentController(ctx: ControllerContext, signal: AbortS
      */
     const setRevision = async (revision: number): Promise<void> => {
       const annotations = d.metadata.annotations ?? {};
-      if (annotations[REVISION_ANNOTATION] === String(revision) && annotations[KUBECTL_REVISION_ANNOTATION] === String(revision)) return;
+      if (annotations[revisionAnnotation()] === String(revision) && annotations[KUBECTL_REVISION_ANNOTATION] === String(revision)) return;
       const status = d.status;
       d = await ctx.client.patch<Deployment>(deploymentPath(d), MERGE, {
-        metadata: { annotations: { [REVISION_ANNOTATION]: String(revision), [KUBECTL_REVISION_ANNOTATION]: String(revision) } },
+        metadata: { annotations: { [revisionAnnotation()]: String(revision), [KUBECTL_REVISION_ANNOTATION]: String(revision) } },
       });
       d.status = status;
     };

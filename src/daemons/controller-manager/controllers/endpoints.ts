@@ -9,6 +9,7 @@
  * endpointslice controller; the second half is the controller: informers, a work queue of service
  * keys and the REST writes.
  */
+import { names } from '../../../api/names.js';
 import {ApiStatusError} from '../../../client/errors.js';
 import {
   deletedObject,
@@ -117,11 +118,11 @@ export interface Endpoints {
 }
 
 /** The label that marks the Endpoints and slices of a headless service (upstream's service.kubernetes.io/headless). */
-export const HEADLESS_LABEL = 'service.orch.io/headless';
+export const headlessLabel = (): string => names().labels.headlessService;
 /** Set when more than MAX_ENDPOINTS_CAPACITY addresses had to be dropped (upstream's endpoints.kubernetes.io/over-capacity). */
-export const OVER_CAPACITY_ANNOTATION = 'endpoints.orch.io/over-capacity';
+export const overCapacityAnnotation = (): string => names().annotations.endpointsOverCapacity;
 /** Endpoints carrying this annotation are leader-election locks, never this controller's (upstream's control-plane.alpha.kubernetes.io/leader). */
-export const LEADER_ANNOTATION = 'control-plane.alpha.orch.io/leader';
+export const leaderAnnotation = (): string => names().annotations.leaderElectionLock;
 /** Upstream's maxCapacity: an Endpoints object holds at most this many addresses. */
 export const MAX_ENDPOINTS_CAPACITY = 1000;
 
@@ -339,8 +340,8 @@ export function endpointsLabels(service: Service): Record<string, string> {
   const labels = {...(service.metadata?.labels ?? {})};
   // Upstream adds the marker when no cluster IP is set; orch's API server allocates none, so only
   // an explicit `None` means headless here.
-  if (isHeadless(service)) labels[HEADLESS_LABEL] = '';
-  else delete labels[HEADLESS_LABEL];
+  if (isHeadless(service)) labels[headlessLabel()] = '';
+  else delete labels[headlessLabel()];
   return labels;
 }
 
@@ -356,8 +357,8 @@ export function desiredEndpoints(service: Service, pods: readonly Pod[], current
   const truncated = truncateSubsets(subsets);
   const labels = endpointsLabels(service);
   const annotations = {...(current?.metadata?.annotations ?? {})};
-  if (truncated) annotations[OVER_CAPACITY_ANNOTATION] = 'truncated';
-  else delete annotations[OVER_CAPACITY_ANNOTATION];
+  if (truncated) annotations[overCapacityAnnotation()] = 'truncated';
+  else delete annotations[overCapacityAnnotation()];
   if (
     current &&
     sameJson(current.subsets ?? [], subsets) &&
@@ -505,7 +506,7 @@ export const endpointsController: ControllerDescriptor = {
       const synced = await Promise.all([services.waitForSync({signal}), pods.waitForSync({signal}), endpoints.waitForSync({signal})]);
       if (signal.aborted || synced.includes(false)) return;
       // Upstream's checkLeftoverEndpoints: Endpoints whose service is gone are found by syncing their key.
-      for (const e of endpoints.indexer.list()) if (e.metadata?.annotations?.[LEADER_ANNOTATION] === undefined) enqueue(metaNamespaceKey(e));
+      for (const e of endpoints.indexer.list()) if (e.metadata?.annotations?.[leaderAnnotation()] === undefined) enqueue(metaNamespaceKey(e));
       const running = runWorkers(workers, queue, sync, (key, error) => ctx.logger.error('Error syncing endpoints, retrying', 'service', key, 'err', String(error)));
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), {once: true})));
       queue.shutDown();

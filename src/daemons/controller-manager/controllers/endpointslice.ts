@@ -13,6 +13,7 @@
  * writes, which upstream needs an EndpointSliceTracker for. The informer only tells the controller
  * when a slice changes.
  */
+import { names } from '../../../api/names.js';
 import {
   deletedObject,
   metaNamespaceKey,
@@ -23,7 +24,7 @@ import {
 import {
   durationMsOption,
   hasSelector,
-  HEADLESS_LABEL,
+  headlessLabel,
   intOption,
   isHeadless,
   isIPv6,
@@ -45,14 +46,14 @@ import {
 } from './endpoints.js';
 import type {ControllerContext, ControllerDescriptor, RunningController} from './types.js';
 
-export const SLICE_API_VERSION = 'discovery.orch.io/v1';
+export const sliceApiVersion = (): string => `${names().groups.discovery}/v1`;
 /** Upstream's kubernetes.io/service-name. */
-export const SERVICE_NAME_LABEL = 'orch.io/service-name';
+export const serviceNameLabel = (): string => names().labels.serviceName;
 /** Upstream's endpointslice.kubernetes.io/managed-by. */
-export const MANAGED_BY_LABEL = 'endpointslice.orch.io/managed-by';
-export const CONTROLLER_NAME = 'endpointslice-controller.orch.io';
+export const managedByLabel = (): string => names().labels.endpointSliceManagedBy;
+export const controllerName = (): string => names().endpointSliceController;
 /** Upstream's topology.kubernetes.io/zone: a node's zone, copied to its endpoints. */
-export const ZONE_LABEL = 'topology.orch.io/zone';
+export const zoneLabel = (): string => names().labels.zone;
 
 export type AddressType = 'IPv4' | 'IPv6';
 
@@ -172,10 +173,10 @@ export function desiredGroups(service: Service, pods: readonly Pod[], addressTyp
 /** The labels of a service's slices: the service's own, the headless marker, and the two that find them. */
 export function sliceLabels(service: Service): Record<string, string> {
   const labels: Record<string, string> = {...(service.metadata?.labels ?? {})};
-  if (isHeadless(service)) labels[HEADLESS_LABEL] = '';
-  else delete labels[HEADLESS_LABEL];
-  labels[SERVICE_NAME_LABEL] = service.metadata?.name ?? '';
-  labels[MANAGED_BY_LABEL] = CONTROLLER_NAME;
+  if (isHeadless(service)) labels[headlessLabel()] = '';
+  else delete labels[headlessLabel()];
+  labels[serviceNameLabel()] = service.metadata?.name ?? '';
+  labels[managedByLabel()] = controllerName();
   return labels;
 }
 
@@ -199,7 +200,7 @@ const sortedLabels = (labels: Record<string, string> | undefined) => Object.entr
 function newSlice(service: Service, addressType: AddressType, ports: SliceEndpointPort[] | undefined, endpoints: SliceEndpoint[]): EndpointSlice {
   const name = service.metadata?.name ?? '';
   const slice: EndpointSlice = {
-    apiVersion: SLICE_API_VERSION,
+    apiVersion: sliceApiVersion(),
     kind: 'EndpointSlice',
     metadata: {
       // The server adds 5 random characters (upstream's getEndpointSlicePrefix, cut to fit a name).
@@ -326,15 +327,15 @@ export const endpointSliceController: ControllerDescriptor = {
     const services = ctx.informers.informerFor<Service>({group: '', version: 'v1', resource: 'services'});
     const pods = ctx.informers.informerFor<Pod>({group: '', version: 'v1', resource: 'pods'});
     const nodes = ctx.informers.informerFor<Node>({group: '', version: 'v1', resource: 'nodes'});
-    const slices = ctx.informers.informerFor<EndpointSlice>({group: 'discovery.orch.io', version: 'v1', resource: 'endpointslices'});
+    const slices = ctx.informers.informerFor<EndpointSlice>({group: names().groups.discovery, version: 'v1', resource: 'endpointslices'});
     const queue = new RateLimitingQueue<string>({name: 'endpoint_slice', metrics: ctx.metrics});
     const enqueue = (key: string, delayMs = 0) => (delayMs > 0 ? queue.addAfter(key, delayMs) : queue.add(key));
     const serviceKey = (s: Service | DeletedFinalStateUnknown<Service>) => enqueue(metaNamespaceKey(deletedObject(s)));
     /** A change to one of our slices by anyone: the service is checked again. */
     const sliceChanged = (s: EndpointSlice | DeletedFinalStateUnknown<EndpointSlice>) => {
       const slice = deletedObject(s);
-      const service = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
-      if (service && slice.metadata?.labels?.[MANAGED_BY_LABEL] === CONTROLLER_NAME) enqueue(`${slice.metadata?.namespace}/${service}`, batchMs);
+      const service = slice.metadata?.labels?.[serviceNameLabel()];
+      if (service && slice.metadata?.labels?.[managedByLabel()] === controllerName()) enqueue(`${slice.metadata?.namespace}/${service}`, batchMs);
     };
 
     const registrations = [
@@ -344,8 +345,8 @@ export const endpointSliceController: ControllerDescriptor = {
     ];
 
     const client = ctx.client;
-    const collection = (namespace: string) => `/apis/${SLICE_API_VERSION}/namespaces/${seg(namespace)}/endpointslices`;
-    const zoneOf = (nodeName: string) => nodes.indexer.getByKey(nodeName)?.metadata?.labels?.[ZONE_LABEL] || undefined;
+    const collection = (namespace: string) => `/apis/${sliceApiVersion()}/namespaces/${seg(namespace)}/endpointslices`;
+    const zoneOf = (nodeName: string) => nodes.indexer.getByKey(nodeName)?.metadata?.labels?.[zoneLabel()] || undefined;
 
     async function deleteSlice(slice: EndpointSlice): Promise<void> {
       try {
@@ -357,7 +358,7 @@ export const endpointSliceController: ControllerDescriptor = {
 
     async function sync(key: string): Promise<void> {
       const {namespace, name} = splitMetaNamespaceKey(key);
-      const listed = await client.get<{items?: EndpointSlice[] | null}>(collection(namespace), {labelSelector: `${SERVICE_NAME_LABEL}=${name},${MANAGED_BY_LABEL}=${CONTROLLER_NAME}`});
+      const listed = await client.get<{items?: EndpointSlice[] | null}>(collection(namespace), {labelSelector: `${serviceNameLabel()}=${name},${managedByLabel()}=${controllerName()}`});
       const existing = listed.items ?? [];
       const service = services.indexer.getByKey(key);
       if (!service) {

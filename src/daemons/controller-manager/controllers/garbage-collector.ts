@@ -15,6 +15,8 @@
  * The pure parts (what to monitor, the graph, the decision for one dependent) come first; the
  * controller (informers, two work queues, REST calls) after.
  */
+import {names} from '../../../api/names.js';
+import {builtinGroupOrder} from '../../../api/resources.js';
 import {setMaxListeners} from 'node:events';
 import {discoverResources} from '../../../client/discovery.js';
 import {ApiStatusError} from '../../../client/errors.js';
@@ -78,7 +80,7 @@ export interface ObjectIdentity {
 // Discovery (pure): what to watch, and which resource an owner reference names.
 
 /** Upstream's DefaultIgnoredResources: events are never owners or dependents worth watching. */
-const IGNORED = new Set(['/events', 'events.orch.io/events']);
+const ignored = () => new Set(['/events', `${names().groups.events}/events`]);
 
 /**
  * The resources to monitor: the preferred version of each group's resources that support list,
@@ -95,7 +97,7 @@ export function deletableResources(lists: readonly ApiResourceList[]): Monitored
       const verbs = new Set(r.verbs ?? []);
       if (!verbs.has('list') || !verbs.has('watch') || !verbs.has('delete')) continue;
       const key = `${group}/${r.name}`;
-      if (IGNORED.has(key) || seen.has(key)) continue;
+      if (ignored().has(key) || seen.has(key)) continue;
       seen.add(key);
       result.push({group, version, resource: r.name, kind: r.kind, namespaced: r.namespaced});
     }
@@ -304,7 +306,7 @@ const isCode = (error: unknown, ...codes: number[]) => error instanceof ApiStatu
  * Built-in resources are watched through the shared informers (other controllers watch them too);
  * custom resources through informers of the collector's own, which it stops when their CRD goes.
  */
-const isBuiltinGroup = (group: string) => group === '' || !group.includes('.') || group.endsWith('.orch.io');
+const isBuiltinGroup = (group: string) => group === '' || !group.includes('.') || builtinGroupOrder().includes(group);
 
 interface Monitor {
   resource: MonitoredResource;

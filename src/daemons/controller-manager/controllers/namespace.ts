@@ -9,6 +9,7 @@
  * Pure parts (which resources to empty, the conditions) are exported for tests; the rest talks
  * to the API server through the REST client only.
  */
+import { names } from '../../../api/names.js';
 import { ApiStatusError } from '../../../client/errors.js';
 import { discoverGroupVersions } from '../../../client/discovery.js';
 import type { ApiResourceList } from '../../../client/resource-mapper.js';
@@ -17,7 +18,7 @@ import { RateLimitingQueue, type ApiObject, type ResourceRef } from '../../../cl
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 
 /** The spec.finalizers token this controller owns (upstream: `kubernetes`). */
-export const NAMESPACE_FINALIZER = 'orch';
+export const namespaceFinalizer = (): string => names().namespaceFinalizer;
 
 /** Upstream's wait for content with finalizers (e.g. the garbage collector's) before looking again. */
 const FINALIZER_ESTIMATE_SECONDS = 15;
@@ -242,7 +243,7 @@ class NamespaceDeleter {
     if (namespace.status?.phase !== 'Terminating') {
       namespace = await this.writeStatus({ ...namespace, status: { ...namespace.status, phase: 'Terminating' } });
     }
-    if (!(namespace.spec?.finalizers ?? []).includes(NAMESPACE_FINALIZER)) return;
+    if (!(namespace.spec?.finalizers ?? []).includes(namespaceFinalizer())) return;
 
     const { findings, estimateSeconds } = await this.deleteAllContent(name);
     const { conditions, changed } = updateConditions(namespace.status?.conditions ?? [], findings, new Date(this.ctx.now()).toISOString().replace(/\.\d+Z$/, 'Z'));
@@ -343,7 +344,7 @@ class NamespaceDeleter {
     const { client } = this.ctx;
     let current = namespace;
     for (let attempt = 0; ; attempt++) {
-      const finalizers = [...new Set((current.spec?.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER))].sort();
+      const finalizers = [...new Set((current.spec?.finalizers ?? []).filter((f) => f !== namespaceFinalizer()))].sort();
       try {
         const result = (await client.request<Namespace>({ method: 'PUT', path: this.nsPath(name, 'finalize'), body: { ...current, spec: { ...current.spec, finalizers } } })).body;
         if ((result.spec?.finalizers ?? []).length === 0 && (result.metadata?.finalizers ?? []).length === 0) {

@@ -3,7 +3,8 @@
  * node-lifecycle) fed by shared informers for nodes, node leases and pods, and writing through
  * the REST client.
  */
-import {NodeLifecycleController, NODE_LEASE_NAMESPACE, type Node, type Lease, type Pod, type NodeLifecycleSnapshot} from '../node-lifecycle/index.js';
+import {names} from '../../../api/names.js';
+import {NodeLifecycleController, nodeLeaseNamespace, type Node, type Lease, type Pod, type NodeLifecycleSnapshot} from '../node-lifecycle/index.js';
 import type {ControllerDescriptor, ControllerContext} from './types.js';
 
 const ms = (v: unknown, fallback: number) => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
@@ -18,10 +19,10 @@ export const nodeLifecycleController: ControllerDescriptor = {
     const o = ctx.options;
     const nodes = ctx.informers.informerFor<Node & {metadata: {name: string}}>({group: '', version: 'v1', resource: 'nodes'});
     const leases = ctx.informers.informerFor<Lease & {metadata: {name: string; namespace: string}}>({
-      group: 'coordination.orch.io',
+      group: names().groups.coordination,
       version: 'v1',
       resource: 'leases',
-      namespace: NODE_LEASE_NAMESPACE,
+      namespace: nodeLeaseNamespace(),
     });
     const pods = ctx.informers.informerFor<Pod & {metadata: {name: string}}>(
       {group: '', version: 'v1', resource: 'pods'},
@@ -30,7 +31,7 @@ export const nodeLifecycleController: ControllerDescriptor = {
     const client = ctx.client;
     const controller = new NodeLifecycleController({
       nodes: {list: () => nodes.indexer.list()},
-      leases: {get: (name) => leases.indexer.getByKey(`${NODE_LEASE_NAMESPACE}/${name}`)},
+      leases: {get: (name) => leases.indexer.getByKey(`${nodeLeaseNamespace()}/${name}`)},
       pods: {listOnNode: (name) => pods.indexer.byIndex('nodeName', name)},
       client: {
         updateNodeStatus: (node) => client.request({method: 'PUT', path: `/api/v1/nodes/${node.metadata?.name}/status`, body: node}),

@@ -12,6 +12,7 @@
  *
  * The selection rules are pure functions, exported for tests.
  */
+import { names } from '../../../api/names.js';
 import { ApiStatusError } from '../../../client/errors.js';
 import { RateLimitingQueue, realClock, sleep, type ApiObject, type ResourceRef, type TimerClock } from '../../../client/informers/index.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
@@ -20,7 +21,7 @@ import type { ControllerContext, ControllerDescriptor, RunningController } from 
 export const GC_CHECK_PERIOD_MS = 20_000;
 /** Upstream's quarantineTime: how long a node must be missing before its pods are collected. */
 export const QUARANTINE_MS = 40_000;
-export const OUT_OF_SERVICE_TAINT = 'node.orch.io/out-of-service';
+export const outOfServiceTaint = (): string => names().taints.outOfService;
 
 const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods' };
 const NODES: ResourceRef = { group: '', version: 'v1', resource: 'nodes' };
@@ -81,7 +82,7 @@ export function outOfServiceTerminatingPods(pods: readonly Pod[], nodes: Readonl
     .filter((pod) => {
       if (isTerminated(pod) || !pod.metadata?.deletionTimestamp) return false;
       const node = nodes.get(pod.spec?.nodeName ?? '');
-      return node !== undefined && !isReady(node) && (node.spec?.taints ?? []).some((t) => t.key === OUT_OF_SERVICE_TAINT);
+      return node !== undefined && !isReady(node) && (node.spec?.taints ?? []).some((t) => t.key === outOfServiceTaint());
     })
     .sort(byEvictionAndCreation);
 }

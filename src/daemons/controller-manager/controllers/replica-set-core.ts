@@ -6,6 +6,7 @@
  * recreating pods whose creation it has not observed yet; and the status an owner reports.
  * The I/O (informers, queue, REST calls) lives in replicaset.ts.
  */
+import { names } from '../../../api/names.js';
 import { matchesLabels, type LabelRequirement } from '../../../api/selectors.js';
 import type {OwnerReference} from '../../../api/meta.js';
 
@@ -89,7 +90,7 @@ export const SLOW_START_INITIAL_BATCH_SIZE = 1;
 /** Upstream's ExpectationsTimeout: stale expectations stop blocking a sync after this. */
 export const EXPECTATIONS_TIMEOUT_MS = 5 * 60 * 1000;
 /** `controller.kubernetes.io/pod-deletion-cost` under orch's domain. */
-export const POD_DELETION_COST_ANNOTATION = 'controller.orch.io/pod-deletion-cost';
+export const podDeletionCostAnnotation = (): string => names().annotations.podDeletionCost;
 
 // ---------------------------------------------------------------------------------------------
 // Pod state.
@@ -218,7 +219,7 @@ export function podsToDelete(pods: Pod[], relatedPods: Pod[], count: number, now
 const PHASE_ORDER: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
 
 function deletionCost(pod: Pod): number {
-  const value = Number(pod.metadata.annotations?.[POD_DELETION_COST_ANNOTATION]);
+  const value = Number(pod.metadata.annotations?.[podDeletionCostAnnotation()]);
   return Number.isInteger(value) ? value : 0;
 }
 

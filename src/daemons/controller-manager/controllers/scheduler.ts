@@ -21,6 +21,7 @@
  *
  * The first half of this file is pure (the decision), the second does the I/O.
  */
+import { names } from '../../../api/names.js';
 import { ApiStatusError } from '../../../client/errors.js';
 import {
   deletedObject,
@@ -39,9 +40,9 @@ import type { ControllerContext, ControllerDescriptor, RunningController } from 
 import {toleratesTaint} from '../../../api/meta.js';
 
 export const SCHEDULER_NAME = 'default-scheduler';
-export const TAINT_UNSCHEDULABLE = 'node.orch.io/unschedulable';
-export const TAINT_NOT_READY = 'node.orch.io/not-ready';
-export const TAINT_UNREACHABLE = 'node.orch.io/unreachable';
+export const taintUnschedulable = (): string => names().taints.unschedulable;
+export const taintNotReady = (): string => names().taints.notReady;
+export const taintUnreachable = (): string => names().taints.unreachable;
 
 const PODS: ResourceRef = { group: '', version: 'v1', resource: 'pods' };
 const NODES: ResourceRef = { group: '', version: 'v1', resource: 'nodes' };
@@ -262,7 +263,7 @@ export function effectiveTaints(node: Node): Taint[] {
   const taints = [...(node.spec?.taints ?? [])];
   const ready = readyStatus(node);
   if (ready !== 'True') {
-    const key = ready === 'Unknown' ? TAINT_UNREACHABLE : TAINT_NOT_READY;
+    const key = ready === 'Unknown' ? taintUnreachable() : taintNotReady();
     if (!taints.some((t) => t.key === key && t.effect === 'NoSchedule')) taints.push({ key, effect: 'NoSchedule' });
   }
   return taints;
@@ -403,7 +404,7 @@ const FILTERS: readonly Filter[] = [
     name: 'NodeUnschedulable',
     unresolvable: true,
     reasons: ({ pod, node }) =>
-      node.spec?.unschedulable && !toleratesAll(pod.spec?.tolerations, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' }) ? [REASON_UNSCHEDULABLE] : [],
+      node.spec?.unschedulable && !toleratesAll(pod.spec?.tolerations, { key: taintUnschedulable(), effect: 'NoSchedule' }) ? [REASON_UNSCHEDULABLE] : [],
   },
   {
     name: 'TaintToleration',

@@ -9,6 +9,7 @@
  *
  * Runs only when the key file is set; otherwise start() says so and does nothing.
  */
+import { names } from '../../../api/names.js';
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { SignJWT } from 'jose';
@@ -16,14 +17,14 @@ import { ApiStatusError } from '../../../client/errors.js';
 import { deletedObject, RateLimitingQueue, type ApiObject, type ResourceRef } from '../../../client/informers/index.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 
-export const SERVICE_ACCOUNT_TOKEN_TYPE = 'orch.io/service-account-token';
-export const SERVICE_ACCOUNT_NAME_KEY = 'orch.io/service-account.name';
-export const SERVICE_ACCOUNT_UID_KEY = 'orch.io/service-account.uid';
+export const serviceAccountTokenType = (): string => names().secretTypes.serviceAccountToken;
+export const serviceAccountNameKey = (): string => names().annotations.serviceAccountName;
+export const serviceAccountUidKey = (): string => names().annotations.serviceAccountUid;
 /** Upstream's LegacyIssuer (`kubernetes/serviceaccount`). */
-export const LEGACY_ISSUER = 'orch/serviceaccount';
+export const legacyIssuer = (): string => names().legacyTokenIssuer;
 
 const SERVICE_ACCOUNTS: ResourceRef = { group: '', version: 'v1', resource: 'serviceaccounts' };
-const TOKEN_SECRETS: ResourceRef = { group: '', version: 'v1', resource: 'secrets', fieldSelector: `type=${SERVICE_ACCOUNT_TOKEN_TYPE}` };
+const tokenSecrets = (): ResourceRef => ({ group: '', version: 'v1', resource: 'secrets', fieldSelector: `type=${serviceAccountTokenType()}` });
 /** Upstream retries a key 10 times, then drops it until the next change. */
 const MAX_RETRIES = 10;
 /** How long a secret we created counts as existing before our informer has seen it (upstream's mutation cache TTL). */
@@ -75,12 +76,13 @@ export function signerFromPem(pem: string): TokenSigner {
 
 /** Upstream's LegacyClaims: who the token speaks for, no expiry. */
 export function legacyClaims(serviceAccount: { namespace: string; name: string; uid: string }, secretName: string): Record<string, string> {
+  const prefix = names().annotations.serviceAccountClaimPrefix;
   return {
-    iss: LEGACY_ISSUER,
-    'orch.io/serviceaccount/namespace': serviceAccount.namespace,
-    'orch.io/serviceaccount/secret.name': secretName,
-    'orch.io/serviceaccount/service-account.name': serviceAccount.name,
-    'orch.io/serviceaccount/service-account.uid': serviceAccount.uid,
+    iss: legacyIssuer(),
+    [`${prefix}namespace`]: serviceAccount.namespace,
+    [`${prefix}secret.name`]: secretName,
+    [`${prefix}service-account.name`]: serviceAccount.name,
+    [`${prefix}service-account.uid`]: serviceAccount.uid,
     sub: `system:serviceaccount:${serviceAccount.namespace}:${serviceAccount.name}`,
   };
 }
@@ -90,10 +92,10 @@ export function legacyClaims(serviceAccount: { namespace: string; name: string; 
 
 /** Upstream's IsServiceAccountToken: a token secret naming this account (and its uid, when it names one). */
 export function isTokenFor(secret: Secret, sa: ServiceAccount): boolean {
-  if (secret.type !== SERVICE_ACCOUNT_TOKEN_TYPE || secret.metadata?.namespace !== sa.metadata?.namespace) return false;
+  if (secret.type !== serviceAccountTokenType() || secret.metadata?.namespace !== sa.metadata?.namespace) return false;
   const annotations = secret.metadata?.annotations ?? {};
-  if (annotations[SERVICE_ACCOUNT_NAME_KEY] !== sa.metadata?.name) return false;
-  const uid = annotations[SERVICE_ACCOUNT_UID_KEY];
+  if (annotations[serviceAccountNameKey()] !== sa.metadata?.name) return false;
+  const uid = annotations[serviceAccountUidKey()];
   return !uid || uid === sa.metadata?.uid;
 }
 
@@ -124,7 +126,7 @@ function saKey(sa: ServiceAccount): string {
 
 function secretKey(secret: Secret): string {
   const annotations = secret.metadata?.annotations ?? {};
-  return [secret.metadata?.namespace, secret.metadata?.name, secret.metadata?.uid ?? '', annotations[SERVICE_ACCOUNT_NAME_KEY] ?? '', annotations[SERVICE_ACCOUNT_UID_KEY] ?? ''].join('/');
+  return [secret.metadata?.namespace, secret.metadata?.name, secret.metadata?.uid ?? '', annotations[serviceAccountNameKey()] ?? '', annotations[serviceAccountUidKey()] ?? ''].join('/');
 }
 
 function isCode(error: unknown, ...codes: number[]): boolean {
@@ -149,7 +151,7 @@ class TokensController {
     private readonly rootCA: string | undefined,
   ) {
     this.serviceAccounts = ctx.informers.informerFor<ServiceAccount>(SERVICE_ACCOUNTS);
-    this.secrets = ctx.informers.informerFor<Secret>(TOKEN_SECRETS);
+    this.secrets = ctx.informers.informerFor<Secret>(tokenSecrets());
   }
 
   get informers() {
@@ -234,8 +236,8 @@ class TokensController {
       body: {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { name: secretName, namespace, annotations: { [SERVICE_ACCOUNT_NAME_KEY]: name, [SERVICE_ACCOUNT_UID_KEY]: uid } },
-        type: SERVICE_ACCOUNT_TOKEN_TYPE,
+        metadata: { name: secretName, namespace, annotations: { [serviceAccountNameKey()]: name, [serviceAccountUidKey()]: uid } },
+        type: serviceAccountTokenType(),
         data,
       },
     })).body;
@@ -325,7 +327,7 @@ class TokensController {
       const claims = legacyClaims({ namespace, name: sa.metadata!.name!, uid: sa.metadata!.uid ?? '' }, name);
       data.token = b64(await this.signer.sign(claims));
     }
-    const annotations = { ...live.metadata?.annotations, [SERVICE_ACCOUNT_NAME_KEY]: sa.metadata!.name!, [SERVICE_ACCOUNT_UID_KEY]: sa.metadata!.uid ?? '' };
+    const annotations = { ...live.metadata?.annotations, [serviceAccountNameKey()]: sa.metadata!.name!, [serviceAccountUidKey()]: sa.metadata!.uid ?? '' };
     try {
       await this.ctx.client.request({ method: 'PUT', path: this.secretPath(namespace, name), body: { ...live, metadata: { ...live.metadata, annotations }, data } });
     } catch (error) {

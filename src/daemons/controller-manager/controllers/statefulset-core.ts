@@ -7,13 +7,14 @@
  * `<set>-<hash of spec.template>` and carried by the pod's `controller-revision-hash` label, as
  * upstream does, but no history of old templates is kept (see statefulset.ts).
  */
+import { names } from '../../../api/names.js';
 import { computeTemplateHash } from './deployment.js';
 import { isPodAvailable, isPodReady, podFromTemplate, type ObjectMeta, type OwnerReference, type Pod, type PodTemplate } from './replica-set-core.js';
 
 /** `statefulset.kubernetes.io/pod-name` under orch's domain: lets a Service select one pod. */
-export const POD_NAME_LABEL = 'statefulset.orch.io/pod-name';
+export const podNameLabel = (): string => names().labels.statefulSetPodName;
 /** `apps.kubernetes.io/pod-index` under orch's domain. */
-export const POD_INDEX_LABEL = 'apps.orch.io/pod-index';
+export const podIndexLabel = (): string => names().labels.podIndex;
 /** Upstream's ControllerRevisionHashLabelKey: the revision a pod was created from. */
 export const REVISION_LABEL = 'controller-revision-hash';
 
@@ -102,7 +103,7 @@ export function newStatefulSetPod(set: StatefulSet, ordinal: number, ref: OwnerR
   const pod = podFromTemplate(set, ref);
   const name = podName(set, ordinal);
   pod.metadata.name = name;
-  pod.metadata.labels = { ...pod.metadata.labels, [POD_NAME_LABEL]: name, [POD_INDEX_LABEL]: String(ordinal), [REVISION_LABEL]: revision };
+  pod.metadata.labels = { ...pod.metadata.labels, [podNameLabel()]: name, [podIndexLabel()]: String(ordinal), [REVISION_LABEL]: revision };
   pod.spec = { ...pod.spec, hostname: name };
   if (set.spec?.serviceName) pod.spec.subdomain = set.spec.serviceName;
   return pod;

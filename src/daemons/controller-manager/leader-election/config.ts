@@ -2,6 +2,7 @@
  * The elector's settings and their validation, with client-go's defaults and error texts
  * (leaderelection.go NewLeaderElector; component-base defaults).
  */
+import { names } from '../../../api/names.js';
 import type { Logger } from '../../../lib/klog.js';
 import type { ElectionClock } from './clock.js';
 import type { LeaseLock } from './lock.js';
@@ -12,8 +13,8 @@ export const JITTER_FACTOR = 1.2;
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
 export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
 export const DEFAULT_RETRY_PERIOD_MS = 2_000;
-export const DEFAULT_LEASE_NAMESPACE = 'orch-system';
-export const DEFAULT_LEASE_NAME = 'orch-controller-manager';
+export const defaultLeaseNamespace = (): string => names().namespaces.system;
+export const defaultLeaseName = (): string => names().leases.controllerManager;
 
 export interface LeaderElectionCallbacks {
   /**

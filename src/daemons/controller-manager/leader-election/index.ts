@@ -2,8 +2,8 @@
 export { LeaderElector, type ElectionOutcome, type ElectionState, type ElectionStateName } from './elector.js';
 export {
   DEFAULT_LEASE_DURATION_MS,
-  DEFAULT_LEASE_NAME,
-  DEFAULT_LEASE_NAMESPACE,
+  defaultLeaseName,
+  defaultLeaseNamespace,
   DEFAULT_RENEW_DEADLINE_MS,
   DEFAULT_RETRY_PERIOD_MS,
   JITTER_FACTOR,
@@ -21,7 +21,7 @@ export {
   type LeaderElectionRecord,
   type LeaseSpec,
 } from './record.js';
-export { HttpLeaseLock, LeaseLockError, LEASE_API_VERSION, leaseCollectionPath, leasePath, type JsonHttp, type JsonReply } from './lease-lock.js';
+export { HttpLeaseLock, LeaseLockError, leaseApiVersion, leaseCollectionPath, leasePath, type JsonHttp, type JsonReply } from './lease-lock.js';
 export { fetchJsonHttp, type FetchJsonHttpOptions } from './fetch-json-http.js';
 export { systemClock, type ElectionClock } from './clock.js';
 export { newIdentity } from './identity.js';

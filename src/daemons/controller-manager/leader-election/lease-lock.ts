@@ -2,6 +2,7 @@
  * The LeaseLock over the API server's REST API (`coordination.orch.io/v1` Lease), through a
  * minimal JSON-over-HTTP interface so it can sit on the REST client or on plain fetch.
  */
+import { names } from '../../../api/names.js';
 import { ConflictError, type LeaseLock, type LockedRecord } from './lock.js';
 import { leaseSpecToRecord, recordToLeaseSpec, type LeaderElectionRecord, type LeaseSpec } from './record.js';
 
@@ -34,10 +35,10 @@ interface LeaseObject {
   [key: string]: unknown;
 }
 
-export const LEASE_API_VERSION = 'coordination.orch.io/v1';
+export const leaseApiVersion = (): string => `${names().groups.coordination}/v1`;
 
 export function leaseCollectionPath(namespace: string): string {
-  return `/apis/${LEASE_API_VERSION}/namespaces/${encodeURIComponent(namespace)}/leases`;
+  return `/apis/${leaseApiVersion()}/namespaces/${encodeURIComponent(namespace)}/leases`;
 }
 
 export function leasePath(namespace: string, name: string): string {
@@ -66,7 +67,7 @@ export class HttpLeaseLock implements LeaseLock {
 
   async create(record: LeaderElectionRecord): Promise<string> {
     const lease: LeaseObject = {
-      apiVersion: LEASE_API_VERSION,
+      apiVersion: leaseApiVersion(),
       kind: 'Lease',
       metadata: { name: this.name, namespace: this.namespace },
       spec: recordToLeaseSpec(record),
@@ -77,7 +78,7 @@ export class HttpLeaseLock implements LeaseLock {
   async update(record: LeaderElectionRecord, resourceVersion: string): Promise<string> {
     const base: LeaseObject = this.cached?.metadata?.resourceVersion === resourceVersion
       ? this.cached
-      : { apiVersion: LEASE_API_VERSION, kind: 'Lease', metadata: { name: this.name, namespace: this.namespace } };
+      : { apiVersion: leaseApiVersion(), kind: 'Lease', metadata: { name: this.name, namespace: this.namespace } };
     const lease: LeaseObject = {
       ...base,
       metadata: { ...base.metadata, resourceVersion },

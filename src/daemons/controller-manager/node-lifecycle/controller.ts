@@ -28,7 +28,7 @@ import {
 } from './options.js';
 import {RateLimitedTimedQueue} from './rate-limited-queue.js';
 import {TaintEvictionScheduler} from './taint-eviction.js';
-import {NOT_READY_NO_EXECUTE, UNREACHABLE_NO_EXECUTE, noExecuteTaintFor, noScheduleTaintChange, swapTaints, taintExists} from './taints.js';
+import {notReadyNoExecute, unreachableNoExecute, noExecuteTaintFor, noScheduleTaintChange, swapTaints, taintExists} from './taints.js';
 import {findCondition, formatTime, type Lease, type Node, type NodeCondition, type Pod, type Taint} from './types.js';
 import {excludedFromDisruption, handleDisruption, zoneDisplayName, zoneKey, type ZoneCounts, type ZoneState} from './zones.js';
 
@@ -396,12 +396,12 @@ export class NodeLifecycleController {
     switch (observedReady.status) {
       case 'False':
         // Already tainted as unreachable: swap at once, no rate limit (the node was evicted already).
-        if (taintExists(taints, UNREACHABLE_NO_EXECUTE)) await this.writeTaints(name, [NOT_READY_NO_EXECUTE], [UNREACHABLE_NO_EXECUTE]);
-        else this.markNodeForTainting(node, NOT_READY_NO_EXECUTE);
+        if (taintExists(taints, unreachableNoExecute())) await this.writeTaints(name, [notReadyNoExecute()], [unreachableNoExecute()]);
+        else this.markNodeForTainting(node, notReadyNoExecute());
         break;
       case 'Unknown':
-        if (taintExists(taints, NOT_READY_NO_EXECUTE)) await this.writeTaints(name, [UNREACHABLE_NO_EXECUTE], [NOT_READY_NO_EXECUTE]);
-        else this.markNodeForTainting(node, UNREACHABLE_NO_EXECUTE);
+        if (taintExists(taints, notReadyNoExecute())) await this.writeTaints(name, [unreachableNoExecute()], [notReadyNoExecute()]);
+        else this.markNodeForTainting(node, unreachableNoExecute());
         break;
       case 'True':
         await this.markNodeAsReachable(node);
@@ -433,7 +433,7 @@ export class NodeLifecycleController {
 
   private async markNodeAsReachable(node: Node): Promise<void> {
     const name = node.metadata.name;
-    await this.writeTaints(name, [], [UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE]);
+    await this.writeTaints(name, [], [unreachableNoExecute(), notReadyNoExecute()]);
     this.tainters.get(zoneKey(node))?.remove(name);
   }
 

@@ -9,34 +9,34 @@
  *   exclusive, and are added through the per-zone rate-limited queue (see the controller).
  */
 import {
-  TAINT_DISK_PRESSURE,
-  TAINT_MEMORY_PRESSURE,
-  TAINT_NETWORK_UNAVAILABLE,
-  TAINT_NOT_READY,
-  TAINT_PID_PRESSURE,
-  TAINT_UNREACHABLE,
-  TAINT_UNSCHEDULABLE,
+  taintDiskPressure,
+  taintMemoryPressure,
+  taintNetworkUnavailable,
+  taintNotReady,
+  taintPidPressure,
+  taintUnreachable,
+  taintUnschedulable,
   formatTime,
   type Node,
   type Taint,
 } from './types.js';
 
-export const NOT_READY_NO_EXECUTE: Readonly<Taint> = {key: TAINT_NOT_READY, effect: 'NoExecute'};
-export const UNREACHABLE_NO_EXECUTE: Readonly<Taint> = {key: TAINT_UNREACHABLE, effect: 'NoExecute'};
+export const notReadyNoExecute = (): Readonly<Taint> => ({key: taintNotReady(), effect: 'NoExecute'});
+export const unreachableNoExecute = (): Readonly<Taint> => ({key: taintUnreachable(), effect: 'NoExecute'});
 
-/** Condition type -> status -> NoSchedule taint key (upstream nodeConditionToTaintKeyStatusMap). */
-const CONDITION_TAINTS: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map([
-  ['Ready', new Map([['False', TAINT_NOT_READY], ['Unknown', TAINT_UNREACHABLE]])],
-  ['MemoryPressure', new Map([['True', TAINT_MEMORY_PRESSURE]])],
-  ['DiskPressure', new Map([['True', TAINT_DISK_PRESSURE]])],
-  ['PIDPressure', new Map([['True', TAINT_PID_PRESSURE]])],
-  ['NetworkUnavailable', new Map([['True', TAINT_NETWORK_UNAVAILABLE]])],
+/** Condition type -> status -> NoSchedule taint key (upstream nodeConditionToTaintKeyStatusMap), in the active names. */
+const conditionTaints = (): ReadonlyMap<string, ReadonlyMap<string, string>> => new Map([
+  ['Ready', new Map([['False', taintNotReady()], ['Unknown', taintUnreachable()]])],
+  ['MemoryPressure', new Map([['True', taintMemoryPressure()]])],
+  ['DiskPressure', new Map([['True', taintDiskPressure()]])],
+  ['PIDPressure', new Map([['True', taintPidPressure()]])],
+  ['NetworkUnavailable', new Map([['True', taintNetworkUnavailable()]])],
 ]);
 
 /** NoSchedule keys the controller owns; any other NoSchedule taint is left alone. */
-const OWNED_NO_SCHEDULE_KEYS: ReadonlySet<string> = new Set([
-  ...[...CONDITION_TAINTS.values()].flatMap((byStatus) => [...byStatus.values()]),
-  TAINT_UNSCHEDULABLE,
+const ownedNoScheduleKeys = (): ReadonlySet<string> => new Set([
+  ...[...conditionTaints().values()].flatMap((byStatus) => [...byStatus.values()]),
+  taintUnschedulable(),
 ]);
 
 export function matchTaint(a: Taint, b: Taint): boolean {
@@ -51,10 +51,10 @@ export function taintExists(taints: readonly Taint[] | null | undefined, templat
 export function desiredNoScheduleTaints(node: Node): Taint[] {
   const taints: Taint[] = [];
   for (const condition of node.status?.conditions ?? []) {
-    const key = CONDITION_TAINTS.get(condition.type)?.get(condition.status);
+    const key = conditionTaints().get(condition.type)?.get(condition.status);
     if (key) taints.push({key, effect: 'NoSchedule'});
   }
-  if (node.spec?.unschedulable) taints.push({key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule'});
+  if (node.spec?.unschedulable) taints.push({key: taintUnschedulable(), effect: 'NoSchedule'});
   return taints;
 }
 
@@ -66,7 +66,7 @@ export interface TaintChange {
 /** What to add and remove so the owned NoSchedule taints match the conditions (upstream TaintSetDiff). */
 export function noScheduleTaintChange(node: Node): TaintChange {
   const desired = desiredNoScheduleTaints(node);
-  const present = (node.spec?.taints ?? []).filter((t) => t.effect === 'NoSchedule' && OWNED_NO_SCHEDULE_KEYS.has(t.key));
+  const present = (node.spec?.taints ?? []).filter((t) => t.effect === 'NoSchedule' && ownedNoScheduleKeys().has(t.key));
   return {
     add: desired.filter((d) => !present.some((p) => matchTaint(p, d))),
     remove: present.filter((p) => !desired.some((d) => matchTaint(p, d))),
@@ -79,8 +79,8 @@ export function noScheduleTaintChange(node: Node): TaintChange {
  */
 export function noExecuteTaintFor(readyStatus: string | undefined): {taint?: Taint; opposite?: Taint} {
   if (readyStatus === 'True') return {};
-  if (readyStatus === 'False') return {taint: {...NOT_READY_NO_EXECUTE}, opposite: {...UNREACHABLE_NO_EXECUTE}};
-  return {taint: {...UNREACHABLE_NO_EXECUTE}, opposite: {...NOT_READY_NO_EXECUTE}};
+  if (readyStatus === 'False') return {taint: {...notReadyNoExecute()}, opposite: {...unreachableNoExecute()}};
+  return {taint: {...unreachableNoExecute()}, opposite: {...notReadyNoExecute()}};
 }
 
 /**

@@ -7,6 +7,7 @@
  * `node.orch.io/*`, `topology.kubernetes.io/*` labels become `topology.orch.io/*`,
  * `kube-node-lease` becomes `orch-node-lease`, kubelet becomes agent.
  */
+import { names } from '../../../api/names.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
@@ -74,23 +75,23 @@ export interface Pod {
 }
 
 /** Namespace of the agents' heartbeat leases (upstream `kube-node-lease`). */
-export const NODE_LEASE_NAMESPACE = 'orch-node-lease';
+export const nodeLeaseNamespace = (): string => names().namespaces.nodeLease;
 
-export const TAINT_NOT_READY = 'node.orch.io/not-ready';
-export const TAINT_UNREACHABLE = 'node.orch.io/unreachable';
-export const TAINT_MEMORY_PRESSURE = 'node.orch.io/memory-pressure';
-export const TAINT_DISK_PRESSURE = 'node.orch.io/disk-pressure';
-export const TAINT_PID_PRESSURE = 'node.orch.io/pid-pressure';
-export const TAINT_NETWORK_UNAVAILABLE = 'node.orch.io/network-unavailable';
-export const TAINT_UNSCHEDULABLE = 'node.orch.io/unschedulable';
+export const taintNotReady = (): string => names().taints.notReady;
+export const taintUnreachable = (): string => names().taints.unreachable;
+export const taintMemoryPressure = (): string => names().taints.memoryPressure;
+export const taintDiskPressure = (): string => names().taints.diskPressure;
+export const taintPidPressure = (): string => names().taints.pidPressure;
+export const taintNetworkUnavailable = (): string => names().taints.networkUnavailable;
+export const taintUnschedulable = (): string => names().taints.unschedulable;
 
-export const LABEL_TOPOLOGY_REGION = 'topology.orch.io/region';
-export const LABEL_TOPOLOGY_ZONE = 'topology.orch.io/zone';
+export const labelTopologyRegion = (): string => names().labels.region;
+export const labelTopologyZone = (): string => names().labels.zone;
 /** The deprecated beta labels, still preferred when present, as upstream's GetZoneKey does. */
-export const LABEL_FAILURE_DOMAIN_BETA_REGION = 'failure-domain.beta.orch.io/region';
-export const LABEL_FAILURE_DOMAIN_BETA_ZONE = 'failure-domain.beta.orch.io/zone';
+export const labelFailureDomainBetaRegion = (): string => names().labels.failureDomainRegion;
+export const labelFailureDomainBetaZone = (): string => names().labels.failureDomainZone;
 /** Nodes carrying this label (any value) do not count in their zone's state. */
-export const LABEL_EXCLUDE_DISRUPTION = 'node.orch.io/exclude-disruption';
+export const labelExcludeDisruption = (): string => names().labels.excludeDisruption;
 
 /** Node conditions the controller turns Unknown when the agent goes silent (not NetworkUnavailable). */
 export const MONITORED_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'] as const;

@@ -3,11 +3,11 @@
  * (with ReducedQPSFunc / HealthyQPSFunc) and handleDisruption, as pure functions.
  */
 import {
-  LABEL_EXCLUDE_DISRUPTION,
-  LABEL_FAILURE_DOMAIN_BETA_REGION,
-  LABEL_FAILURE_DOMAIN_BETA_ZONE,
-  LABEL_TOPOLOGY_REGION,
-  LABEL_TOPOLOGY_ZONE,
+  labelExcludeDisruption,
+  labelFailureDomainBetaRegion,
+  labelFailureDomainBetaZone,
+  labelTopologyRegion,
+  labelTopologyZone,
   type Node,
 } from './types.js';
 
@@ -20,8 +20,8 @@ export type ZoneState = 'Initial' | 'Normal' | 'PartialDisruption' | 'FullDisrup
 export function zoneKey(node: Node): string {
   const labels = node.metadata.labels;
   if (!labels) return '';
-  const zone = labels[LABEL_FAILURE_DOMAIN_BETA_ZONE] ?? labels[LABEL_TOPOLOGY_ZONE] ?? '';
-  const region = labels[LABEL_FAILURE_DOMAIN_BETA_REGION] ?? labels[LABEL_TOPOLOGY_REGION] ?? '';
+  const zone = labels[labelFailureDomainBetaZone()] ?? labels[labelTopologyZone()] ?? '';
+  const region = labels[labelFailureDomainBetaRegion()] ?? labels[labelTopologyRegion()] ?? '';
   if (region === '' && zone === '') return '';
   return `${region}:\x00:${zone}`;
 }
@@ -34,7 +34,7 @@ export function zoneDisplayName(key: string): string {
 }
 
 export function excludedFromDisruption(node: Node): boolean {
-  return node.metadata.labels?.[LABEL_EXCLUDE_DISRUPTION] !== undefined;
+  return node.metadata.labels?.[labelExcludeDisruption()] !== undefined;
 }
 
 export interface ZoneCounts {
