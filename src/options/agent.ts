@@ -699,7 +699,7 @@ export const agentOptions: OptionTable = [
   {
     name: 'streaming-connection-idle-timeout', type: 'duration', seedType: 'duration', seedDefault: '4h0m0s', default: '4h0m0s',
     help: 'Idle time after which exec, attach and port-forward streams close; 0 never (4h cap regardless).',
-    section: LIMITS, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'streamingConnectionIdleTimeout',
+    section: LIMITS, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'streamingConnectionIdleTimeout',
   },
 
   // ---- orch additions ----

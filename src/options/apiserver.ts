@@ -276,7 +276,7 @@ export const apiserverOptions: OptionTable = [
     default: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP',
     enum: ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], repeatable: true,
     help: 'Order in which node address types are tried when contacting node agents.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'agent-timeout', type: 'duration', seedType: 'duration', seedDefault: '5s', default: '5s',

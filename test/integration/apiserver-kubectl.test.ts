@@ -160,13 +160,13 @@ describe.each<Engine>(['sqlite', 'etcd'])('kubectl against orch apiserver on %s'
     expect((await getJson(['configmap', 'listed-1'])).data).toEqual({a: 'one'});
   });
 
-  it('says plainly that exec and port-forward are not supported, instead of a bare 404', async () => {
-    const exec = await k(['exec', 'web', '--', 'true']);
-    expect(exec.code).toBe(1);
-    expect(exec.stderr).toContain('Error from server (MethodNotAllowed): pods/exec is not supported by orch yet');
+  it('answers exec without an upgrade with upstream\'s 400, and a pod on no node as upstream does', async () => {
     const raw = await k(['create', '--raw', '/api/v1/namespaces/default/pods/web/portforward', '-f', '-'], '{}');
     expect(raw.code).toBe(1);
-    expect(raw.stderr).toContain('pods/portforward is not supported by orch yet');
+    expect(raw.stderr).toContain('Upgrade request required');
+    const exec = await k(['exec', 'web', '--', 'true']);
+    expect(exec.code).toBe(1);
+    expect(exec.stderr).toContain('pod web does not have a host assigned');
   });
 
   it('deletes objects', async () => {

@@ -126,7 +126,16 @@ describe('routes', () => {
     ['GET', '/containerLogs/ns/web', on, {kind: 'notFound'}],
     ['GET', '/containerLogs/ns/web/app', off, {kind: 'debuggingDisabled'}],
     ['GET', '/exec/ns/web/app', off, {kind: 'debuggingDisabled'}],
-    ['GET', '/exec/ns/web/app', on, {kind: 'notFound'}],
+    ['GET', '/exec/ns/web/app', on, {kind: 'exec', namespace: 'ns', pod: 'web', container: 'app'}],
+    ['POST', '/exec/ns/web/0123-uid/app', on, {kind: 'exec', namespace: 'ns', pod: 'web', container: 'app'}],
+    ['POST', '/attach/ns/web/app', on, {kind: 'attach', namespace: 'ns', pod: 'web', container: 'app'}],
+    ['DELETE', '/attach/ns/web/app', on, {kind: 'methodNotAllowed', allow: 'GET, POST'}],
+    ['POST', '/portForward/ns/web', on, {kind: 'portForward', namespace: 'ns', pod: 'web'}],
+    ['GET', '/portForward/ns/web/uid/extra', on, {kind: 'notFound'}],
+    ['POST', '/run/ns/web/app', on, {kind: 'run', namespace: 'ns', pod: 'web', container: 'app'}],
+    ['GET', '/run/ns/web/app', on, {kind: 'methodNotAllowed', allow: 'POST'}],
+    ['GET', '/exec/ns/web', on, {kind: 'notFound'}],
+    ['GET', '/portForward/ns/web', off, {kind: 'debuggingDisabled'}],
     ['GET', '/nothing', on, {kind: 'notFound'}],
   ])('%s %s (%j) -> %j', (method, path, options, route) => {
     expect(routeRequest(method, path, options)).toEqual(route);

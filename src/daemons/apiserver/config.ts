@@ -47,6 +47,7 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     agentCertificateAuthority: str(values['agent-certificate-authority']),
     agentClientCertificate: str(values['agent-client-certificate']),
     agentClientKey: str(values['agent-client-key']),
+    agentPreferredAddressTypes: list(values['agent-preferred-address-types']),
     keyPrefix: (str(values['kvstore-prefix']) ?? '/registry').replace(/\/+$/, ''),
     storage: {
       servers: list(values['kvstore-servers']),

@@ -16,7 +16,11 @@ export interface AgentTls {
   ca?: string;
   cert?: string;
   key?: string;
+  /** --agent-preferred-address-types. */
+  addressTypes?: string[];
 }
+
+export const DEFAULT_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
 
 const QUERY_FORWARDED = ['tailLines', 'limitBytes', 'follow', 'previous', 'sinceSeconds', 'sinceTime', 'timestamps'];
 
@@ -24,7 +28,7 @@ function fail(res: ServerResponse, code: number, reason: string, message: string
   writeStatusObject(res, {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, details: {}, code});
 }
 
-interface PodLike {
+export interface PodLike {
   spec?: {nodeName?: string; containers?: {name: string}[]};
 }
 interface NodeLike {
@@ -39,6 +43,29 @@ export function chooseContainer(podName: string, pod: PodLike, asked: string | n
   }
   if (names.length === 1) return {container: names[0]};
   return {error: `a container name must be specified for pod ${podName}, choose one of: [${names.join(' ')}]`};
+}
+
+/**
+ * Where the agent of a pod's node listens: its InternalIP (else its first address) and the port in
+ * status.daemonEndpoints; or the Status fields of why it cannot be reached.
+ */
+export async function agentEndpoint(
+  store: Store,
+  keyPrefix: string,
+  podName: string,
+  pod: PodLike,
+  addressTypes: readonly string[] = DEFAULT_ADDRESS_TYPES,
+): Promise<{address: string; port: number} | {code: number; reason: string; message: string}> {
+  const nodeName = pod.spec?.nodeName;
+  if (!nodeName) return {code: 400, reason: 'BadRequest', message: `pod ${podName} does not have a host assigned`};
+  const nodeKv = await store.get(`${keyPrefix}/minions/${nodeName}`);
+  const node = nodeKv ? (JSON.parse(nodeKv.value) as NodeLike) : undefined;
+  // The first address of the first preferred type, as upstream's GetPreferredNodeAddress.
+  const addresses = node?.status?.addresses ?? [];
+  const address = addressTypes.map((type) => addresses.find((a) => a.type === type)?.address).find(Boolean);
+  const port = node?.status?.daemonEndpoints?.kubeletEndpoint?.Port;
+  if (!address || !port) return {code: 500, reason: 'InternalError', message: `node ${nodeName} reports no address of the types ${addressTypes.join(',')} or no agent port`};
+  return {address, port};
 }
 
 export async function servePodLog(
@@ -56,13 +83,9 @@ export async function servePodLog(
   const pod = JSON.parse(podKv.value) as PodLike;
   const chosen = chooseContainer(name, pod, url.searchParams.get('container'));
   if (chosen.error) return fail(res, 400, 'BadRequest', chosen.error);
-  const nodeName = pod.spec?.nodeName;
-  if (!nodeName) return fail(res, 400, 'BadRequest', `pod ${name} does not have a host assigned`);
-  const nodeKv = await store.get(`${keyPrefix}/minions/${nodeName}`);
-  const node = nodeKv ? (JSON.parse(nodeKv.value) as NodeLike) : undefined;
-  const address = node?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address ?? node?.status?.addresses?.[0]?.address;
-  const port = node?.status?.daemonEndpoints?.kubeletEndpoint?.Port;
-  if (!address || !port) return fail(res, 500, 'InternalError', `node ${nodeName} reports no address or agent port`);
+  const agent = await agentEndpoint(store, keyPrefix, name, pod, tls.addressTypes);
+  if ('message' in agent) return fail(res, agent.code, agent.reason, agent.message);
+  const {address, port} = agent;
 
   const query = new URLSearchParams();
   for (const key of QUERY_FORWARDED) {

@@ -1,19 +1,128 @@
 /**
- * pods/exec, pods/attach and pods/portforward: the streaming subresources kubectl exec, attach,
- * cp and port-forward use. orch's agent runs containers as local processes and has no streaming
- * server yet, so these answer 405 with a Status that says so and what to do instead, rather than
- * the bare 404 a user cannot act on.
+ * pods/exec, pods/attach and pods/portforward (`kubectl exec`, `attach`, `cp`, `port-forward`),
+ * as upstream's ExecLocation/AttachLocation/PortForwardLocation and its UpgradeAwareHandler do
+ * them: the API server finds the agent of the pod's node, dials it with its agent client
+ * certificate, sends the upgrade request on to the agent's /exec, /attach or /portForward path
+ * and then copies bytes both ways. The API server does not read the streams, so both of kubectl's
+ * protocols (SPDY/3.1 and WebSocket, including SPDY tunnelled in WebSocket for port-forward) pass
+ * through unchanged; whatever the agent answers to a refused upgrade reaches kubectl as it is.
  */
-import {failureStatus, type StatusObject} from './filters/status.js';
+import type {IncomingMessage, ServerResponse} from 'node:http';
+import type {Duplex} from 'node:stream';
+import tls from 'node:tls';
+import {writeStatusObject} from './filters/index.js';
+import {agentEndpoint, chooseContainer, type AgentTls, type PodLike} from './pod-logs.js';
+import type {Store} from './storage/store.js';
 
 export const POD_STREAM_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/;
 
-export function podStreamUnsupported(name: string, subresource: string): StatusObject {
-  return failureStatus(
-    405,
-    'MethodNotAllowed',
-    `pods/${subresource} is not supported by orch yet: containers run as processes of the agent on the pod's node; ` +
-      `the process id is in the pod's status.containerStatuses[].containerID (process://<pid>), and its output in kubectl logs`,
-    {name, kind: 'pods'},
-  );
+/** The raw connection of an upgrade request, which the server hands to the request chain. */
+export interface UpgradeConnection {
+  socket: Duplex;
+  head: Buffer;
+}
+
+const upgrades = new WeakMap<IncomingMessage, UpgradeConnection>();
+
+export function markUpgrade(req: IncomingMessage, connection: UpgradeConnection): void {
+  upgrades.set(req, connection);
+}
+
+/** How long dialing the agent may take (upstream's dial timeout is 30 s too). */
+const DIAL_TIMEOUT_MS = 30_000;
+
+/** Headers that stay here: the client's credentials for the API server, and the hop to it. */
+const DROPPED = /^(authorization|impersonate-.*|host|proxy-.*|content-length|transfer-encoding|keep-alive)$/i;
+
+function fail(res: ServerResponse, code: number, reason: string, message: string, name?: string): void {
+  writeStatusObject(res, {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, details: name ? {name, kind: 'pods'} : {}, code});
+}
+
+const truthy = (v: string | null) => v === '1' || v === 'true';
+
+/** The agent's query: upstream's streamParams for exec and attach ("1" for set flags, every command word). */
+export function agentQuery(subresource: string, query: URLSearchParams): URLSearchParams {
+  const out = new URLSearchParams();
+  if (subresource === 'portforward') {
+    for (const port of query.getAll('ports')) out.append('port', port);
+    return out;
+  }
+  for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (truthy(query.get(flag))) out.set(flag, '1');
+  if (subresource === 'exec') for (const word of query.getAll('command')) out.append('command', word);
+  return out;
+}
+
+export async function servePodStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  match: RegExpExecArray,
+  store: Store,
+  keyPrefix: string,
+  agentTls: AgentTls,
+): Promise<void> {
+  const [, namespace, name, subresource] = match as unknown as [string, string, string, 'exec' | 'attach' | 'portforward'];
+  const upgrade = upgrades.get(req);
+  if (!upgrade) return fail(res, 400, 'BadRequest', 'Upgrade request required');
+  const url = new URL(req.url ?? '/', 'https://local');
+  const podKv = await store.get(`${keyPrefix}/pods/${namespace}/${name}`);
+  if (!podKv) return fail(res, 404, 'NotFound', `pods "${name}" not found`, name);
+  const pod = JSON.parse(podKv.value) as PodLike;
+  let path = `/portForward/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+  if (subresource !== 'portforward') {
+    const chosen = chooseContainer(name, pod, url.searchParams.get('container'));
+    if (chosen.error) return fail(res, 400, 'BadRequest', chosen.error);
+    path = `/${subresource}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${encodeURIComponent(chosen.container!)}`;
+  }
+  const agent = await agentEndpoint(store, keyPrefix, name, pod, agentTls.addressTypes);
+  if ('message' in agent) return fail(res, agent.code, agent.reason, agent.message);
+  const query = agentQuery(subresource, url.searchParams);
+  const target = `${path}${query.size ? `?${query}` : ''}`;
+  const location = `${agent.address.includes(':') ? `[${agent.address}]` : agent.address}:${agent.port}`;
+
+  const backend = tls.connect({
+    host: agent.address,
+    port: agent.port,
+    ca: agentTls.ca,
+    cert: agentTls.cert,
+    key: agentTls.key,
+    rejectUnauthorized: Boolean(agentTls.ca),
+    // The upgrade is an HTTP/1.1 mechanism.
+    ALPNProtocols: ['http/1.1'],
+    servername: /^[\d.:]+$/.test(agent.address) ? undefined : agent.address,
+  });
+  const client = upgrade.socket;
+  await new Promise<void>((resolve) => {
+    let connected = false;
+    const timer = setTimeout(() => backend.destroy(new Error('i/o timeout')), DIAL_TIMEOUT_MS);
+    backend.once('secureConnect', () => {
+      connected = true;
+      clearTimeout(timer);
+      const lines = [`${req.method ?? 'GET'} ${target} HTTP/1.1`, `Host: ${location}`];
+      const raw = req.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) if (!DROPPED.test(raw[i])) lines.push(`${raw[i]}: ${raw[i + 1]}`);
+      backend.write(lines.join('\r\n') + '\r\n\r\n');
+      if (upgrade.head.length) backend.write(upgrade.head);
+      // From here on the API server only copies bytes; either side closing ends both.
+      backend.pipe(client);
+      client.pipe(backend);
+      client.on('error', () => backend.destroy());
+      client.once('close', () => {
+        backend.destroy();
+        resolve();
+      });
+      backend.once('close', () => {
+        client.destroy();
+        resolve();
+      });
+    });
+    backend.on('error', (error) => {
+      clearTimeout(timer);
+      if (!connected) {
+        const code = (error as NodeJS.ErrnoException).code;
+        const why = code === 'ECONNREFUSED' ? 'connect: connection refused' : code === 'ETIMEDOUT' ? 'i/o timeout' : error.message;
+        fail(res, 500, 'InternalError', `error dialing backend: dial tcp ${location}: ${why}`);
+        resolve();
+      } else client.destroy();
+    });
+  });
 }

@@ -7,15 +7,18 @@
 import {hostname} from 'node:os';
 import {join} from 'node:path';
 import {mkdir, readFile} from 'node:fs/promises';
-import type {IncomingMessage, ServerResponse} from 'node:http';
+import {ServerResponse, type IncomingMessage} from 'node:http';
+import type {Duplex} from 'node:stream';
 import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writePlainNotFound} from './rest/http-io.js';
-import {builtinResources} from '../../api/resources.js';
+import {builtinResources, ResourceRegistry} from '../../api/resources.js';
+import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
+import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
 import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
-import {POD_STREAM_PATH, podStreamUnsupported} from './pod-streams.js';
+import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
 import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
 import {createEventSweeper} from './rest/event-ttl.js';
@@ -72,6 +75,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   agentCertificateAuthority?: string;
   agentClientCertificate?: string;
   agentClientKey?: string;
+  /** --agent-preferred-address-types: which node address reaches its agent (upstream's default: Hostname first). */
+  agentPreferredAddressTypes?: string[];
   storage: Omit<StorageOptions, 'dataDir'>;
   keyPrefix: string;
   anonymousAuth: boolean;
@@ -158,7 +163,7 @@ export class ApiServer {
 
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
-    this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey)};
+    this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey), addressTypes: c.agentPreferredAddressTypes};
     const auth = await createAuthentication({
       anonymousAuth: c.anonymousAuth,
       clientCaFile: c.clientCaFile,
@@ -189,6 +194,9 @@ export class ApiServer {
     this.api = createApiHandler({
       store,
       keyPrefix: c.keyPrefix,
+      // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
+      // it joins the registry for discovery only.
+      registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
       version: {
         major: c.version.major,
         minor: c.version.minor,
@@ -354,11 +362,29 @@ export class ApiServer {
       const streamPath = POD_STREAM_PATH.exec(path);
       if (streamPath) {
         const [, namespace, name, subresource] = streamPath;
-        const verb = req.method === 'GET' ? 'get' : 'create';
-        const attrs: AuthorizationAttributes = {user, verb, resourceRequest: true, apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource, namespace, name};
+        // POST is `create`; a GET (WebSocket) must be allowed `get` and, as upstream does since 1.30
+        // (AuthorizePodWebsocketUpgradeCreatePermission), `create` too: both open a stream into the pod.
+        for (const verb of req.method === 'GET' ? ['get', 'create'] : ['create']) {
+          const attrs: AuthorizationAttributes = {user, verb, resourceRequest: true, apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource, namespace, name};
+          const decision = await authorize(attrs);
+          if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        }
+        return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
+      }
+      const metrics = parseMetricsPath(path);
+      if (metrics) {
+        const verb = metrics.name === undefined ? 'list' : 'get';
+        const attrs: AuthorizationAttributes = {
+          user, verb, resourceRequest: true, apiGroup: names().groups.metrics, apiVersion: METRICS_VERSION, resource: metrics.resource, namespace: metrics.namespace, name: metrics.name,
+        };
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
-        return writeStatusObject(res, podStreamUnsupported(name!, subresource!));
+        return serveResourceMetrics(req, res, metrics, {
+          store: (this.storage as Storage).store,
+          keyPrefix: c.keyPrefix,
+          summary: (node) => fetchSummary(node, this.agentTls),
+          onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
+        });
       }
       const handled = await api(req, res, {
         user,
@@ -413,7 +439,19 @@ export class ApiServer {
     });
     this.registry.setShutdownCheck(this.lifecycle.shutdownCheck);
     this.lifecycle.on('phase', (phase) => log.info('Shutdown phase', 'phase', phase));
-    server = await createSecureServer(c, tls, this.requestHandler() as never);
+    const handler = this.requestHandler();
+    server = await createSecureServer(c, tls, handler as never);
+    // Upgrade requests (exec, attach, port-forward) go through the same chain, with a response
+    // written on their raw connection for refusals; pods/exec etc. then take the connection over.
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => {});
+      const res = new ServerResponse(req);
+      res.assignSocket(socket as Socket);
+      res.shouldKeepAlive = false;
+      res.once('finish', () => socket.end());
+      markUpgrade(req, {socket, head});
+      handler(req as AnyRequest, res);
+    });
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -5,6 +5,7 @@
  * leader that loses its lease stops its controllers and run() resolves 'lost' (the command exits
  * non-zero, as upstream); a clean stop releases the lease so a standby takes over at once.
  */
+import {setMaxListeners} from 'node:events';
 import {Registry, Gauge, collectDefaultMetrics} from 'prom-client';
 import {RestClient} from '../../client/rest-client.js';
 import {ApiStatusError} from '../../client/errors.js';
@@ -169,9 +170,14 @@ export class ControllerManager {
       events: (component) => this.recorderFor(component),
     };
     const controllerSignal = new AbortController();
+    // This signal fans out to every controller, each listening for its stop for as long as it runs
+    // (and briefly while its caches sync): a few listeners a controller is the expected load, not a
+    // leak, so the limit of Node's leak warning follows the number of controllers.
+    const selected = selectControllers(c.controllers);
+    setMaxListeners(Math.max(10, selected.length * 4), controllerSignal.signal);
     const abort = () => controllerSignal.abort();
     signal.addEventListener('abort', abort, {once: true});
-    for (const descriptor of selectControllers(c.controllers)) {
+    for (const descriptor of selected) {
       if (signal.aborted) break;
       log.info('Starting controller', 'name', descriptor.name);
       const controller = await descriptor.start(ctx, controllerSignal.signal);

@@ -5,7 +5,7 @@
  * after it (a group outlives its leader only while members remain, so its id cannot be reused then).
  */
 import {spawn as nodeSpawn, type ChildProcess, type SpawnOptions} from 'node:child_process';
-import type {Readable} from 'node:stream';
+import type {Readable, Writable} from 'node:stream';
 
 export type SpawnFn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 
@@ -25,6 +25,8 @@ export interface StartRequest {
   cwd?: string;
   uid?: number;
   gid?: number;
+  /** Keep the process's stdin open as a pipe (a container with `stdin: true`, for `kubectl attach`). */
+  stdin?: boolean;
 }
 
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15};
@@ -42,9 +44,11 @@ export class ContainerProcess {
       uid: request.uid,
       gid: request.gid,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [request.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     this.pid = this.child.pid;
+    // An attached client that goes away mid-write must not crash the agent.
+    this.child.stdin?.on('error', () => {});
     this.exited = new Promise((resolve) => {
       this.child.once('error', (err) => {
         // 'error' without a pid: the process never ran; with one, a later 'exit' still comes.
@@ -60,6 +64,10 @@ export class ContainerProcess {
         resolve(signal ? {exitCode: 128 + (SIGNAL_NUMBERS[signal] ?? 0), signal} : {exitCode: code ?? 0});
       });
     });
+  }
+
+  get stdin(): Writable | null {
+    return this.child.stdin;
   }
 
   get stdout(): Readable | null {

@@ -26,6 +26,7 @@ import {runProbe, type ExecEnvironment} from './probe-handlers.js';
 import {probeTiming, type ProbeKind, type ProbeResult} from './probe-tracker.js';
 import {ProbeWorker} from './probe-worker.js';
 import {ContainerProcess, defaultSpawn, type ProcessExit, type SpawnFn} from './process.js';
+import {spawnExec, type ExecProcess, type ExecRequest} from './exec.js';
 import type {Container, ContainerState, Probe, ContainerStateTerminated, ContainerStatus, Pod, PodCondition, PodStatus} from './types.js';
 
 export interface ProcessRuntimeOptions {
@@ -88,6 +89,16 @@ export interface PodSnapshot {
   cgroup?: string;
 }
 
+/** A container's running process as `kubectl attach` reaches it. */
+export interface AttachTarget {
+  stdin: import('node:stream').Writable | null;
+  stdinOnce: boolean;
+  tty: boolean;
+  /** Receives the process's output from now on; returns the unsubscribe. */
+  subscribe(onStdout: (chunk: Buffer) => void, onStderr: (chunk: Buffer) => void): () => void;
+  exited: Promise<ProcessExit>;
+}
+
 /** A pod-level verdict that replaces what the containers would say. */
 export interface PodFailure {
   reason: string;
@@ -133,6 +144,8 @@ interface PodRecord {
   /** killPod was called: nothing starts again. */
   terminal: boolean;
   cgroup?: string;
+  /** `kubectl exec` processes still running: they end with the pod. */
+  execs: Set<ExecProcess>;
   conditions?: PodCondition[];
   lastEmitted?: string;
   syncing?: Promise<void>;
@@ -213,6 +226,7 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
       this.cancelRetry(c);
     }
     await Promise.all(all.filter((c) => c.process).map((c) => this.killContainer(rec, c, graceSeconds, 'Stopping container')));
+    for (const exec of rec.execs) exec.kill();
     this.notify(rec);
   }
 
@@ -264,6 +278,69 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
     return run < 0 ? undefined : path.join(rec.dir, container, `${run}.log`);
   }
 
+  /**
+   * Runs a command in a running container's context (`kubectl exec`): its environment, working
+   * directory, user and group, and the pod's cgroup; or says why it cannot, in upstream's words.
+   */
+  exec(uid: string, container: string, request: ExecRequest): ExecProcess | {error: string} {
+    const target = this.runningContainer(uid, container);
+    if ('error' in target) return target;
+    const {rec, c} = target;
+    const context = c.execEnv ?? {env: {}};
+    const proc = spawnExec(this.spawn, context, request);
+    if (proc.pid !== undefined && rec.cgroup) {
+      try {
+        this.cgroups?.addProcess(rec.uid, proc.pid);
+      } catch (err) {
+        this.log.v(2).info('Could not move the exec process into the pod cgroup', 'pod', this.podRef(rec), 'err', err);
+      }
+    }
+    rec.execs.add(proc);
+    void proc.exited.then(() => rec.execs.delete(proc));
+    return proc;
+  }
+
+  /**
+   * The running process of a container, for `kubectl attach`: its stdin (when the container has
+   * `stdin: true`), its output as it comes (the log file keeps it too), and its end.
+   */
+  attach(uid: string, container: string): AttachTarget | {error: string} {
+    const target = this.runningContainer(uid, container);
+    if ('error' in target) return target;
+    const {c} = target;
+    const proc = c.process as ContainerProcess;
+    return {
+      stdin: c.spec.stdin ? proc.stdin : null,
+      stdinOnce: c.spec.stdinOnce === true,
+      tty: c.spec.tty === true,
+      subscribe: (onStdout, onStderr) => {
+        const out = (chunk: string | Buffer) => onStdout(Buffer.from(chunk));
+        const err = (chunk: string | Buffer) => onStderr(Buffer.from(chunk));
+        proc.stdout?.on('data', out);
+        proc.stderr?.on('data', err);
+        return () => {
+          proc.stdout?.off('data', out);
+          proc.stderr?.off('data', err);
+        };
+      },
+      exited: proc.exited,
+    };
+  }
+
+  /** Why a container cannot be exec'd into or attached to now; undefined when it runs. */
+  notRunning(uid: string, container: string): string | undefined {
+    const target = this.runningContainer(uid, container);
+    return 'error' in target ? target.error : undefined;
+  }
+
+  private runningContainer(uid: string, container: string): {rec: PodRecord; c: ContainerRecord} | {error: string} {
+    const rec = this.pods.get(uid);
+    const c = rec && [...rec.init, ...rec.app].find((x) => x.spec.name === container);
+    if (!rec || !c) return {error: `container not found ("${container}")`};
+    if (!c.process || !c.process.running || rec.terminal) return {error: `container ${container} is not running (process runtime): cannot exec or attach in a container in state ${c.state.terminated ? 'terminated' : 'waiting'}`};
+    return {rec, c};
+  }
+
   snapshot(): PodSnapshot[] {
     return [...this.pods.values()].map((rec) => {
       const status = this.computeStatus(rec);
@@ -306,6 +383,7 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
       app: pod.spec.containers.map((c) => newContainer(c, false)),
       terminal: false,
       dirty: false,
+      execs: new Set(),
     };
     this.pods.set(uid, rec);
     const missing = commandRequiredFailure(pod);
@@ -483,7 +561,7 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
     const command = expandCommand(spec, env);
     let proc: ContainerProcess;
     try {
-      proc = new ContainerProcess(this.spawn, {command, env, cwd: spec.workingDir, uid: identity.uid, gid: identity.gid});
+      proc = new ContainerProcess(this.spawn, {command, env, cwd: spec.workingDir, uid: identity.uid, gid: identity.gid, stdin: spec.stdin === true});
     } catch (err) {
       // spawn throws at once for some refusals (EPERM on setuid, bad arguments).
       this.terminated(rec, c, {exitCode: 128, startError: (err as Error).message}, startedAt);

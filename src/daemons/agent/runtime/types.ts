@@ -99,6 +99,10 @@ export interface Container {
   readinessProbe?: Probe;
   startupProbe?: Probe;
   securityContext?: SecurityContext;
+  /** Keep stdin open for `kubectl attach` (stdinOnce: close it after the first attach ends). */
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
 }
 
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';

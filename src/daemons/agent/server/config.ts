@@ -9,6 +9,13 @@ function optional<T>(value: unknown): T | undefined {
   return value === undefined || value === null || value === '' ? undefined : (value as T);
 }
 
+const FOUR_HOURS_MS = 4 * 60 * 60 * 1000;
+
+/** The option's table says it: 0 means no idle limit, and 4h caps it regardless. */
+function idleTimeoutMs(ms: number | undefined): number {
+  return ms === undefined || ms <= 0 ? FOUR_HOURS_MS : Math.min(ms, FOUR_HOURS_MS);
+}
+
 export function serverConfigFromOptions(options: Record<string, unknown>): AgentServerConfig {
   const cipherSuites = optional<string[]>(options['tls-cipher-suites']);
   return {
@@ -28,6 +35,7 @@ export function serverConfigFromOptions(options: Record<string, unknown>): Agent
     clientCaFile: optional<string>(options['client-ca-file']),
     authenticationTokenWebhook: optional<boolean>(options['authentication-token-webhook']) ?? false,
     authorizationMode: optional<string>(options['authorization-mode']) ?? 'AlwaysAllow',
+    streamingConnectionIdleTimeoutMs: idleTimeoutMs(optional<{ms: number}>(options['streaming-connection-idle-timeout'])?.ms),
   };
 }
 

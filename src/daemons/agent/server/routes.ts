@@ -10,7 +10,11 @@ export type Route =
   | {kind: 'pods'}
   | {kind: 'runningPods'}
   | {kind: 'containerLogs'; namespace: string; pod: string; container: string}
+  | {kind: 'exec' | 'attach'; namespace: string; pod: string; container: string}
+  | {kind: 'portForward'; namespace: string; pod: string}
+  | {kind: 'run'; namespace: string; pod: string; container: string}
   | {kind: 'metrics'}
+  | {kind: 'metricsResource'}
   | {kind: 'statsSummary'}
   | {kind: 'debuggingDisabled'}
   | {kind: 'methodNotAllowed'; allow: string}
@@ -48,15 +52,34 @@ function containerLogsRoute(path: string): Route {
   return {kind: 'containerLogs', namespace, pod, container};
 }
 
+/**
+ * /exec, /attach and /run take `<namespace>/<pod>/<container>` or `<namespace>/<pod>/<uid>/<container>`;
+ * /portForward `<namespace>/<pod>` or `<namespace>/<pod>/<uid>` (upstream's paths).
+ */
+function streamingRoute(path: string): Route | undefined {
+  const match = /^\/(exec|attach|run|portForward)\/(.*)$/.exec(path);
+  if (!match) return undefined;
+  const kind = match[1] as 'exec' | 'attach' | 'run' | 'portForward';
+  const segments = match[2].split('/').map(decodeSegment);
+  if (segments.some((s) => !s)) return {kind: 'notFound'};
+  const [namespace, pod, ...rest] = segments as string[];
+  if (kind === 'portForward') return rest.length <= 1 ? {kind, namespace, pod} : {kind: 'notFound'};
+  if (rest.length < 1 || rest.length > 2) return {kind: 'notFound'};
+  return {kind, namespace, pod, container: rest[rest.length - 1]};
+}
+
 export function routeRequest(method: string, path: string, options: RouteOptions): Route {
   if (path === '/healthz' || path.startsWith('/healthz/')) return {kind: 'healthz'};
   if (path === '/pods' || path === '/pods/') return allowing(method, ['GET'], {kind: 'pods'});
   if (path === '/metrics') return {kind: 'metrics'};
+  if (path === '/metrics/resource') return allowing(method, ['GET'], {kind: 'metricsResource'});
   if (path === '/stats/summary') return allowing(method, ['GET', 'POST'], {kind: 'statsSummary'});
   if (!options.debuggingHandlers) {
     return DEBUGGING_PATHS.some((pattern) => underSubtree(path, pattern)) ? {kind: 'debuggingDisabled'} : {kind: 'notFound'};
   }
   if (path === '/runningpods' || path === '/runningpods/') return allowing(method, ['GET'], {kind: 'runningPods'});
+  const streaming = streamingRoute(path);
+  if (streaming) return streaming.kind === 'notFound' ? streaming : allowing(method, streaming.kind === 'run' ? ['POST'] : ['GET', 'POST'], streaming);
   if (path.startsWith('/containerLogs/')) {
     const route = containerLogsRoute(path);
     return route.kind === 'notFound' ? route : allowing(method, ['GET'], route);

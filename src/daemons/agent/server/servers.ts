@@ -4,7 +4,7 @@
  * | listener                               | protocol | authentication          | paths |
  * |----------------------------------------|----------|-------------------------|-------|
  * | --address:--port (10250)               | HTTPS    | client certificate, anonymous | all; debugging ones with --enable-debugging-handlers |
- * | --address:--read-only-port (10255)     | HTTP     | none                    | /healthz, /pods, /stats/summary, /metrics |
+ * | --address:--read-only-port (10255)     | HTTP     | none                    | /healthz, /pods, /stats/summary, /metrics, /metrics/resource |
  * | --healthz-bind-address:--healthz-port  | HTTP     | none                    | /healthz (always `ok`, upstream's ping-only handler) |
  *
  * --enable-server=false starts neither of the first two; a port of 0 turns the last two off.
@@ -12,6 +12,7 @@
  */
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
 import {createServer as createHttpsServer} from 'node:https';
+import type {Duplex} from 'node:stream';
 import {Registry} from 'prom-client';
 import {createAuthentication} from '../../apiserver/auth/config.js';
 import type {RequestAuthenticator} from '../../apiserver/auth/authenticator.js';
@@ -22,7 +23,10 @@ import {encodeDocument, podList, runningPodList} from './pod-list.js';
 import {writeHttpError, writeJson, writeNotFound, writeText} from './responses.js';
 import {routeRequest, type Route} from './routes.js';
 import {onlyCpuAndMemory} from './summary.js';
+import {resourceMetrics} from '../stats/resource-metrics.js';
 import {loadServingCertificate, tlsServerOptions} from './tls.js';
+import {MISSING_UPGRADE, serveStreamingUpgrade} from '../streaming/server.js';
+import {runCommand} from '../streaming/run.js';
 import {parseHttp1FromStream} from '../../serving/secure-serving.js';
 import {applyConnectionTimeouts, tlsHandshakeTimeout, UPSTREAM_CONNECTION_TIMEOUTS} from '../../serving/connection-timeouts.js';
 import {oneRequestAtATime} from '../../serving/http1-requests.js';
@@ -138,6 +142,8 @@ export class AgentServers {
     const tls = {...tlsServerOptions(this.config, certificate, authentication.clientCaPems), ...tlsHandshakeTimeout(UPSTREAM_CONNECTION_TIMEOUTS)};
     const handler = oneRequestAtATime((req, res) => void this.serve(req, res, {debuggingHandlers, authenticator}));
     const server = applyConnectionTimeouts(parseHttp1FromStream(createHttpsServer(tls, handler)), UPSTREAM_CONNECTION_TIMEOUTS);
+    // exec, attach and port-forward arrive as upgrades (SPDY/3.1 or WebSocket).
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.serveUpgrade(req, socket, head, {debuggingHandlers, authenticator}));
     await this.listen('main', server, this.config.address, this.config.port);
   }
 
@@ -169,8 +175,38 @@ export class AgentServers {
     }
   }
 
+  /** Connections of exec, attach and port-forward now open (for the tests' leak checks). */
+  get streamingConnections(): number {
+    return this.openStreams;
+  }
+  private openStreams = 0;
+
+  private serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, options: ServeOptions): void {
+    socket.on('error', () => {});
+    const fail = (code: number, text: string): void =>
+      void socket.end(`HTTP/1.1 ${code} ${STATUS_TEXT[code] ?? 'Error'}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+    if (options.authenticator && !options.authenticator.authenticateRequest({headers: req.headers, socket: req.socket}).user) return fail(401, 'Unauthorized');
+    const url = new URL(req.url ?? '/', 'http://agent');
+    const route = routeRequest(req.method ?? 'GET', url.pathname, {debuggingHandlers: options.debuggingHandlers});
+    if (route.kind === 'debuggingDisabled') return fail(405, 'Debug endpoints are disabled.\n');
+    if (route.kind === 'methodNotAllowed') return fail(405, 'Method Not Allowed');
+    if (route.kind !== 'exec' && route.kind !== 'attach' && route.kind !== 'portForward') return fail(404, '404 page not found\n');
+    const streaming = this.providers.streaming;
+    if (!streaming) return fail(404, 'pod does not exist');
+    serveStreamingUpgrade(req, socket, head, route, streaming, {
+      idleTimeoutMs: this.config.streamingConnectionIdleTimeoutMs ?? 0,
+      onConnection: (change) => (this.openStreams += change),
+    });
+  }
+
   private async dispatch(route: Route, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
     switch (route.kind) {
+      case 'exec':
+      case 'attach':
+      case 'portForward':
+        return writeHttpError(res, 400, MISSING_UPGRADE);
+      case 'run':
+        return runCommand(this.providers.streaming, route, url.searchParams, res);
       case 'healthz':
         if (!this.serveHealth(req, res)) writeNotFound(res); // an unknown check name
         return;
@@ -187,6 +223,13 @@ export class AgentServers {
         res.writeHead(200, {'Content-Type': this.metrics.contentType});
         res.end(await this.metrics.metrics());
         return;
+      case 'metricsResource': {
+        // Upstream reports a failed collection as resource_scrape_error 1, still with status 200.
+        const summary = await Promise.resolve(this.providers.stats()).catch(() => undefined);
+        res.writeHead(200, {'Content-Type': 'text/plain; version=0.0.4; charset=utf-8'});
+        res.end(resourceMetrics(summary));
+        return;
+      }
       case 'statsSummary':
         return this.serveSummary(url, res);
       case 'debuggingDisabled':
@@ -212,6 +255,8 @@ export class AgentServers {
     writeJson(res, JSON.stringify(summary, null, ' '));
   }
 }
+
+const STATUS_TEXT: Record<number, string> = {401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed'};
 
 const LISTENER_TITLES: Record<ListenerName, string> = {main: 'agent server', readOnly: 'read-only server', healthz: 'healthz server'};
 

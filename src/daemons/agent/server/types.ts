@@ -4,6 +4,7 @@
  */
 import type {TlsVersionName} from '../../../options/value-tls.js';
 import type {Summary} from './summary.js';
+import type {StreamingProviders} from '../streaming/server.js';
 
 /** The serving part of the agent's configuration (see serverConfigFromOptions for the option names). */
 export interface AgentServerConfig {
@@ -38,6 +39,8 @@ export interface AgentServerConfig {
   authenticationTokenWebhook?: boolean;
   /** --authorization-mode: AlwaysAllow; Webhook is refused at start until it exists. */
   authorizationMode: string;
+  /** --streaming-connection-idle-timeout: exec, attach and port-forward connections without traffic close after it; 0 never. */
+  streamingConnectionIdleTimeoutMs?: number;
   /** Names of the generated serving certificate (default: the machine's host name). */
   hostname?: string;
 }
@@ -87,6 +90,8 @@ export interface AgentServerProviders {
   logPath(namespace: string, pod: string, container: string, previous: boolean): MaybePromise<string | undefined>;
   /** The `/stats/summary` document. */
   stats(): MaybePromise<Summary>;
+  /** exec, attach, port-forward and run (absent: those paths answer 404 "pod does not exist"). */
+  streaming?: StreamingProviders;
   /** The `syncloop` health check: throws (or rejects) with the reason when the agent is unhealthy. */
   health(): MaybePromise<void>;
 }
