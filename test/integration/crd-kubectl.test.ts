@@ -14,7 +14,7 @@ import {join} from 'node:path';
 import {stringify} from 'yaml';
 import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
 import {names} from '../../src/api/names.js';
-import {type InProcessServer, kubectl, startApiServer} from '../helpers/apiserver.js';
+import {type InProcessServer, kubectl, kubectlStream, startApiServer} from '../helpers/apiserver.js';
 
 /** The CRD group of the active name set (apiextensions.orch.io by default). */
 const GROUP = names().groups.apiextensions;
@@ -219,6 +219,59 @@ describe('custom resources with kubectl', () => {
     expect(scale).toMatchObject({kind: 'Scale', apiVersion: 'autoscaling/v1', spec: {replicas: 4}, status: {replicas: 0}});
   });
 
+  it('validates and prunes status writes through the status subresource, which scale reads', async () => {
+    const bad = await k(['patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":"two"}}']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('status.replicas: Invalid value: "string": status.replicas in body must be of type integer: "string"');
+    const good = await k(['patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":2,"selector":"app=w","junk":1}}']);
+    expect(good.code).toBe(0);
+    const w1 = await getJson(['widget', 'w1']);
+    expect(w1.status).toEqual({replicas: 2, selector: 'app=w'});
+    const scale = JSON.parse((await k(['get', '--raw', '/apis/example.com/v1/namespaces/default/widgets/w1/scale'])).stdout);
+    expect(scale.status).toEqual({replicas: 2, selector: 'app=w'});
+    // A main-resource write cannot change the status.
+    expect(await k(['patch', 'widget', 'w1', '--type=merge', '-p', '{"status":{"replicas":9}}'])).toMatchObject({code: 0});
+    expect((await getJson(['widget', 'w1'])).status.replicas).toBe(2);
+  });
+
+  it('applies a custom resource server-side, pruned and defaulted like any write', async () => {
+    const r = await k(['apply', '--server-side', '-f', manifest('w3.yaml', widget('w3', {size: 2}))]);
+    expect(r).toMatchObject({code: 0, stdout: 'widget.example.com/w3 serverside-applied\n'});
+    const w3 = await getJson(['widget', 'w3', '--show-managed-fields']);
+    expect(w3.spec).toEqual({size: 2, color: 'red', replicas: 1});
+    expect(w3.metadata.managedFields.map((m: {manager: string; operation: string}) => `${m.manager}/${m.operation}`)).toEqual(['kubectl/Apply']);
+  });
+
+  it('defaults stored objects on read when the CRD gains a default', async () => {
+    const patch = [{op: 'add', path: '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/shape', value: {type: 'string', default: 'round'}}];
+    expect(await k(['patch', 'crd', 'widgets.example.com', '--type=json', '-p', JSON.stringify(patch)])).toMatchObject({code: 0});
+    let shape = '';
+    for (let i = 0; i < 40 && shape !== 'round'; i++) {
+      shape = (await k(['get', 'widget', 'w2', '-o', 'jsonpath={.spec.shape}'])).stdout;
+      if (shape !== 'round') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(shape).toBe('round');
+  });
+
+  it('refuses names already taken in the group: NamesAccepted False, not served', async () => {
+    const gizmos = {
+      apiVersion: `${GROUP}/v1`, kind: 'CustomResourceDefinition', metadata: {name: 'gizmos.example.com'},
+      spec: {
+        group: 'example.com', scope: 'Namespaced', names: {plural: 'gizmos', kind: 'Gizmo', shortNames: ['wd']},
+        versions: [{name: 'v1', served: true, storage: true, schema: {openAPIV3Schema: {type: 'object'}}}],
+      },
+    };
+    expect(await k(['create', '-f', manifest('gizmos.yaml', gizmos)])).toMatchObject({code: 0});
+    const crd = await getJson(['crd', 'gizmos.example.com']);
+    expect(crd.status.conditions).toEqual([
+      expect.objectContaining({type: 'NamesAccepted', status: 'False', reason: 'NameConflict', message: '"wd" is already in use'}),
+      expect.objectContaining({type: 'Established', status: 'False', reason: 'NotAccepted'}),
+    ]);
+    const get = await k(['get', 'gizmos']);
+    expect(get.code).toBe(1);
+    expect(get.stderr).toContain('the server doesn\'t have a resource type "gizmos"');
+  });
+
   it('explains a custom resource from its schema', async () => {
     const r = await k(['explain', 'widgets.spec']);
     expect(r.stderr).toBe('');
@@ -245,6 +298,15 @@ describe('custom resources with kubectl', () => {
     expect(webhookCalls).toBeGreaterThan(0);
     expect((await getJson(['gadgets.v1.example.com', 'g1'])).spec).toEqual({size: 5});
     expect((await getJson(['gadgets.v2.example.com', 'g1'])).spec).toEqual({count: 5});
+    // A watch in v2 sees each change converted.
+    const watch = kubectlStream(server.orchconfigPath, ['get', 'gadgets.v2.example.com', '-w', '-o', 'jsonpath={.spec.count}{"\\n"}']);
+    try {
+      await watch.waitFor(/^5$/m);
+      expect(await k(['patch', 'gadgets.v1.example.com', 'g1', '--type=merge', '-p', '{"spec":{"size":6}}'])).toMatchObject({code: 0});
+      await watch.waitFor(/^6$/m);
+    } finally {
+      await watch.stop();
+    }
 
     await new Promise((resolve) => webhook.close(resolve));
     const down = await k(['get', 'gadgets.v2.example.com', 'g1']);
