@@ -200,3 +200,31 @@ describe('OpenAPI of a CRD version', () => {
     expect(crdOpenApi(crd as never, 'v2')).toBeUndefined();
   });
 });
+
+describe('rules as real CRDs write them', () => {
+  const schema: Schema = {type: 'object', properties: {spec: {type: 'object', properties: {
+    min: {type: 'integer'}, max: {type: 'integer'}, name: {type: 'string', maxLength: 20},
+    labels: {type: 'object', additionalProperties: {type: 'string', maxLength: 10}, maxProperties: 10},
+    port: {'x-kubernetes-int-or-string': true}, timeout: {type: 'string', maxLength: 10},
+    items: {type: 'array', maxItems: 10, items: {type: 'object', properties: {n: {type: 'string', maxLength: 5}}}},
+    ratio: {type: 'number'}, on: {type: 'boolean'}, when: {type: 'string', format: 'date-time'},
+  }}}};
+  const object: JsonObject = {spec: {
+    min: 1, max: 3, name: 'abc', labels: {a: 'x', ab: 'y'}, port: 'http', timeout: '5m', items: [{n: 'x'}, {n: 'y'}],
+    ratio: 0.7, on: true, when: '2024-01-01T00:00:00Z',
+  }};
+  it.each([
+    'self.min <= self.max', 'self.name == oldSelf.name', 'self.labels.all(k, k.startsWith("a"))', 'size(self.labels) <= 5',
+    'type(self.port) == int ? self.port > 0 : self.port.matches("^[a-z]+$")', "duration(self.timeout) < duration('1h')",
+    'self.items.exists_one(i, i.n == "x")', 'self.items.map(i, i.n).isSorted()', 'self.ratio > 0.5 && self.on', 'self.items == oldSelf.items',
+    'self.labels == oldSelf.labels', 'has(self.name) && self.name.lowerAscii() == self.name', 'self.items.filter(i, i.n.size() > 1).size() <= 2',
+    "'ab' in self.labels", "self.?name.orValue('') != 'bad'", "self.name.split('-').size() < 4", "self.when > timestamp('2020-01-01T00:00:00Z')",
+    'self.when.getFullYear() == 2024', 'self.min + self.max < 100', "string(self.min) == '1'", "self.items.all(i, !has(i.n) || i.n != '')",
+  ])('%s compiles and holds', (rule) => {
+    const s = structuredClone(schema);
+    s.properties!.spec!['x-kubernetes-validations'] = [{rule}];
+    const v = compileValidator(s, ROOT);
+    expect(texts(v.errors)).toEqual([]);
+    expect(texts(v.validate(object, object))).toEqual([]);
+  });
+});

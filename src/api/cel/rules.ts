@@ -68,7 +68,8 @@ class CelTypes {
   typeOf(s: Schema | undefined, root = false): string {
     if (this.isDyn(s)) return 'dyn';
     switch (s!.type) {
-      case 'string': return 'string';
+      // Upstream types date-time strings as CEL timestamps.
+      case 'string': return s!.format === 'date-time' ? 'google.protobuf.Timestamp' : 'string';
       case 'integer': return 'int';
       case 'number': return 'double';
       case 'boolean': return 'bool';
@@ -106,6 +107,7 @@ class CelTypes {
     if (v === undefined || v === null) return null;
     if (this.isDyn(s)) return dynValue(v);
     if (s!.type === 'integer' && typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
+    if (s!.type === 'string' && s!.format === 'date-time' && typeof v === 'string') return new Date(v);
     if (Array.isArray(v)) return v.map((item) => this.value(item, s!.items));
     if (isJsonObject(v)) {
       const declared = this.classes.get(s!);

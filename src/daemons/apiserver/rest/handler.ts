@@ -151,6 +151,10 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
       const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
       found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version) }, strategy);
+      // A changed CRD serves new ResourceInfos: forget the stores of the ones it replaced.
+      if (info.custom) {
+        for (const old of registries.keys()) if (old.custom && registry.lookup(old.group, old.version, old.plural) !== old) registries.delete(old);
+      }
       registries.set(info, found);
     }
     return found;
