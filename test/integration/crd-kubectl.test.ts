@@ -253,6 +253,12 @@ describe('custom resources with kubectl', () => {
     expect(shape).toBe('round');
   });
 
+  it('refuses CRD updates that change the group or scope', async () => {
+    const r = await k(['patch', 'crd', 'widgets.example.com', '--type=merge', '-p', '{"spec":{"scope":"Cluster"}}']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('spec.scope: Invalid value: "Cluster": field is immutable');
+  });
+
   it('refuses names already taken in the group: NamesAccepted False, not served', async () => {
     const gizmos = {
       apiVersion: `${GROUP}/v1`, kind: 'CustomResourceDefinition', metadata: {name: 'gizmos.example.com'},

@@ -146,6 +146,19 @@ describe('CEL rules', () => {
     ]);
   });
 
+  it('refuses oldSelf where old values cannot be correlated, and fieldPaths the schema lacks', () => {
+    const schema: Schema = {type: 'object', properties: {spec: {type: 'object', properties: {
+      set: {type: 'array', maxItems: 10, 'x-kubernetes-list-type': 'set', items: {type: 'string', maxLength: 10, 'x-kubernetes-validations': [{rule: 'self == oldSelf'}]}},
+      byName: {type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: {
+        type: 'object', required: ['name'], properties: {name: {type: 'string'}, v: {type: 'integer'}}, 'x-kubernetes-validations': [{rule: 'self.v >= oldSelf.v'}],
+      }},
+    }, 'x-kubernetes-validations': [{rule: 'true', fieldPath: '.nosuch'}, {rule: 'true', fieldPath: ".byName[0].name"}]}}};
+    expect(texts(compileValidator(schema, ROOT).errors)).toEqual([
+      `${ROOT}.properties[spec].x-kubernetes-validations[0].fieldPath: Invalid value: ".nosuch": fieldPath must be a valid path: does not refer to a valid field`,
+      `${ROOT}.properties[spec].properties[set].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${ROOT}.properties[spec].properties[set]`,
+    ]);
+  });
+
   it('refuses rules whose estimated cost exceeds the budget, and accepts them once bounded', () => {
     const nested = (bounded: boolean): Schema => ({
       type: 'object',

@@ -295,6 +295,20 @@ export function establishedStatus(crd: JsonObject, previous: JsonValue | undefin
   };
 }
 
+/** What a CRD update may not change: group and scope, and versions still stored. */
+function validateCrdUpdate(crd: JsonObject, previous: JsonObject): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const key of ['group', 'scope']) {
+    const now = stringAt(crd, 'spec', key);
+    if (now !== stringAt(previous, 'spec', key)) errors.push(field.invalid(`spec.${key}`, now ?? '', 'field is immutable'));
+  }
+  const versions = new Set(versionsOf(crd).map((v) => v.name));
+  (stringList(valueAt(crd, 'status', 'storedVersions')) ?? []).forEach((stored, i) => {
+    if (!versions.has(stored)) errors.push(field.invalid(`status.storedVersions[${i}]`, stored, 'must appear in spec.versions'));
+  });
+  return errors;
+}
+
 /** The CRD strategy: the generic one plus CRD validation, name defaults and the established status. */
 export function crdStrategy(base: Strategy, clock: { now(): Date }, others: () => JsonObject[] = () => []): Strategy {
   return {
@@ -310,7 +324,7 @@ export function crdStrategy(base: Strategy, clock: { now(): Date }, others: () =
       object.status = establishedStatus(object, previous.status, clock.now(), nameConflicts(object, others()));
     },
     validate: (object) => [...base.validate(object), ...validateCrd(object)],
-    validateUpdate: (object, previous) => [...base.validateUpdate(object, previous), ...validateCrd(object)],
+    validateUpdate: (object, previous) => [...base.validateUpdate(object, previous), ...validateCrd(object), ...validateCrdUpdate(object, previous)],
   };
 }
 
