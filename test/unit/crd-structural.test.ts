@@ -90,6 +90,12 @@ describe('pruning, defaulting and validation', () => {
     expect(texts(validateAgainstSchema(object as never, widget))).toEqual(expected);
   });
 
+  it('applies the schema of metadata.name', () => {
+    const schema: Schema = {type: 'object', properties: {metadata: {type: 'object', properties: {name: {type: 'string', maxLength: 5}}}}};
+    expect(texts(validateAgainstSchema({metadata: {name: 'toolong'}}, schema))).toEqual(['metadata.name: Too long: may not be more than 5 bytes']);
+    expect(validateAgainstSchema({metadata: {name: 'ok'}}, schema)).toEqual([]);
+  });
+
   it('names list types and map keys by path (for server-side apply)', () => {
     expect(Object.fromEntries(listTypesOf(widget))).toEqual({
       'spec.tags': {listType: 'set'},
