@@ -253,6 +253,20 @@ describe('custom resources with kubectl', () => {
     expect(shape).toBe('round');
   });
 
+  it('ratchets validation: an update may keep a value a tightened schema refuses, not change it', async () => {
+    const patch = [{op: 'replace', path: '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/size/maximum', value: 5}];
+    expect(await k(['patch', 'crd', 'widgets.example.com', '--type=json', '-p', JSON.stringify(patch)])).toMatchObject({code: 0});
+    let labeled = await k(['label', 'widget', 'w2', 'tier=gold']);
+    for (let i = 0; labeled.code !== 0 && i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      labeled = await k(['label', 'widget', 'w2', 'tier=gold', '--overwrite']);
+    }
+    expect(labeled.code).toBe(0);
+    const grown = await k(['patch', 'widget', 'w2', '--type=merge', '-p', '{"spec":{"size":9}}']);
+    expect(grown.code).toBe(1);
+    expect(grown.stderr).toContain('spec.size: Invalid value: 9: spec.size in body should be less than or equal to 5');
+  });
+
   it('refuses CRD updates that change the group or scope', async () => {
     const r = await k(['patch', 'crd', 'widgets.example.com', '--type=merge', '-p', '{"spec":{"scope":"Cluster"}}']);
     expect(r.code).toBe(1);

@@ -109,6 +109,9 @@ export function validateCrd(crd: JsonObject): FieldError[] {
       if (v.name && versions.findIndex((o) => o.name === v.name) < i) errors.push(field.duplicate(`spec.versions[${i}].name`, v.name));
     });
   }
+  if (valueAt(crd, 'spec', 'preserveUnknownFields') === true) {
+    errors.push(field.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
+  }
   errors.push(...validateVersions(crd), ...validateConversion(crd));
   return errors;
 }

@@ -13,7 +13,7 @@ import { prune } from '../../../api/structural/prune.js';
 import { asSchema, type Schema } from '../../../api/structural/schema.js';
 import { validateAgainstSchema } from '../../../api/structural/validate.js';
 import { humanDuration, type TableOptions } from '../../../api/table.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../patch/types.js';
+import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { JsonPath } from '../../../printers/jsonpath.js';
 import { convertWithWebhook, type WebhookClientConfig } from './crd-conversion.js';
 import { deepCopy, metadataOf, stringAt, valueAt } from './objects.js';
@@ -278,8 +278,10 @@ export class CustomResourceRuntime {
       prune(object, schema);
       applyDefaults(object, schema);
       const errors = validateAgainstSchema(object, schema);
-      if (errors.length === 0 && v?.validator?.hasRules) errors.push(...v.validator.validate(object, old));
-      return errors;
+      if (v?.validator?.hasRules && (errors.length === 0 || old)) errors.push(...v.validator.validate(object, old));
+      // Validation ratcheting (upstream's CRDValidationRatcheting, on by default): an update may
+      // keep a value that was already invalid; only what it changes must be valid.
+      return old ? errors.filter((e) => !unchangedAt(e, object, old)) : errors;
     };
     return {
       ...base,
@@ -303,6 +305,27 @@ export class CustomResourceRuntime {
       },
     };
   }
+}
+
+/** The value at a field error's path (`spec.items[1].name`); `parent` steps back one for Required errors. */
+function valueAtPath(object: JsonValue | undefined, path: string, parent: boolean): JsonValue | undefined {
+  const steps = path.match(/[^.[\]]+|\[\d+\]/g) ?? [];
+  const walk = parent ? steps.slice(0, -1) : steps;
+  let node: JsonValue | undefined = object;
+  for (const step of walk) {
+    if (step.startsWith('[')) node = Array.isArray(node) ? node[Number(step.slice(1, -1))] : undefined;
+    else node = isJsonObject(node) ? node[step] : undefined;
+  }
+  return node;
+}
+
+/** Whether an update left the value an error is about as it was (so the error is not the update's). */
+function unchangedAt(error: FieldError, object: JsonObject, old: JsonObject): boolean {
+  if (!error.field) return jsonEqual(object, old);
+  const parent = error.type === 'FieldValueRequired';
+  const now = valueAtPath(object, error.field, parent);
+  const before = valueAtPath(old, error.field, parent);
+  return now !== undefined && jsonEqual(now, before);
 }
 
 /** The Table of custom objects: Name, then the version's printer columns (upstream's tableconvertor). */
