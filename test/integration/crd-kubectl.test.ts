@@ -13,11 +13,11 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {stringify} from 'yaml';
 import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
-import {names} from '../../src/api/names.js';
+import {names, selectNames, type NameSetId} from '../../src/api/names.js';
 import {type InProcessServer, kubectl, kubectlStream, startApiServer} from '../helpers/apiserver.js';
 
-/** The CRD group of the active name set (apiextensions.orch.io by default). */
-const GROUP = names().groups.apiextensions;
+/** The CRD group of the active name set (`apiextensions.orch.io`, or `apiextensions.k8s.io` with upstream's names). */
+let GROUP = '';
 
 const widgetSchema = {
   type: 'object',
@@ -47,7 +47,7 @@ const columns = [
   {name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp'},
 ];
 
-const widgetsCrd = {
+const widgetsCrd = () => ({
   apiVersion: `${GROUP}/v1`,
   kind: 'CustomResourceDefinition',
   metadata: {name: 'widgets.example.com'},
@@ -65,7 +65,7 @@ const widgetsCrd = {
       {name: 'v1beta1', served: true, storage: false, deprecated: true, schema: {openAPIV3Schema: widgetSchema}, additionalPrinterColumns: columns},
     ],
   },
-};
+});
 
 const widget = (name: string, spec: object) => ({apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name}, spec});
 
@@ -99,7 +99,7 @@ function convert(object: {apiVersion: string; spec?: Record<string, unknown>}, d
   return {...object, apiVersion: desired, spec};
 }
 
-describe('custom resources with kubectl', () => {
+describe.each<NameSetId>(['orch', 'kubernetes'])('custom resources with kubectl (%s names)', (nameSet) => {
   let server: InProcessServer;
   let dir: string;
   let webhook: Server;
@@ -128,6 +128,8 @@ describe('custom resources with kubectl', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-crd-'));
+    selectNames(nameSet);
+    GROUP = names().groups.apiextensions;
     server = await startApiServer({engine: 'sqlite'});
     const ca = await generateCa({commonName: 'webhook-ca'});
     const serving = await generateServingCertificate(ca, {hosts: ['localhost'], ips: ['127.0.0.1']});
@@ -153,10 +155,11 @@ describe('custom resources with kubectl', () => {
     webhook?.close();
     await server?.stop();
     rmSync(dir, {recursive: true, force: true});
+    selectNames('orch');
   });
 
   it('creates a CRD that becomes Established with its names accepted', async () => {
-    expect(await k(['create', '-f', manifest('crd.yaml', widgetsCrd)])).toMatchObject({code: 0, stdout: `customresourcedefinition.${GROUP}/widgets.example.com created\n`});
+    expect(await k(['create', '-f', manifest('crd.yaml', widgetsCrd())])).toMatchObject({code: 0, stdout: `customresourcedefinition.${GROUP}/widgets.example.com created\n`});
     const waited = await k(['wait', '--for=condition=Established', '--timeout=10s', 'crd/widgets.example.com']);
     expect(waited).toMatchObject({code: 0});
     const crd = await getJson(['crd', 'widgets.example.com']);
