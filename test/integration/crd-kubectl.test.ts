@@ -70,15 +70,15 @@ const widgetsCrd = () => ({
 const widget = (name: string, spec: object) => ({apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name}, spec});
 
 /** Gadgets: v1 stores spec.size, v2 calls it spec.count; a webhook converts between them. */
-const gadgetsCrd = (url: string, caBundle: string) => ({
+const gadgetsCrd = (clientConfig: object, plural = 'gadgets', kind = 'Gadget') => ({
   apiVersion: `${GROUP}/v1`,
   kind: 'CustomResourceDefinition',
-  metadata: {name: 'gadgets.example.com'},
+  metadata: {name: `${plural}.example.com`},
   spec: {
     group: 'example.com',
     scope: 'Namespaced',
-    names: {plural: 'gadgets', kind: 'Gadget'},
-    conversion: {strategy: 'Webhook', webhook: {conversionReviewVersions: ['v1'], clientConfig: {url, caBundle}}},
+    names: {plural, kind},
+    conversion: {strategy: 'Webhook', webhook: {conversionReviewVersions: ['v1'], clientConfig}},
     versions: [
       {name: 'v1', served: true, storage: true, schema: {openAPIV3Schema: {type: 'object', properties: {spec: {type: 'object', properties: {size: {type: 'integer'}}}}}}},
       {name: 'v2', served: true, storage: false, schema: {openAPIV3Schema: {type: 'object', properties: {spec: {type: 'object', properties: {count: {type: 'integer'}}}}}}},
@@ -132,7 +132,7 @@ describe.each<NameSetId>(['orch', 'kubernetes'])('custom resources with kubectl 
     GROUP = names().groups.apiextensions;
     server = await startApiServer({engine: 'sqlite'});
     const ca = await generateCa({commonName: 'webhook-ca'});
-    const serving = await generateServingCertificate(ca, {hosts: ['localhost'], ips: ['127.0.0.1']});
+    const serving = await generateServingCertificate(ca, {hosts: ['localhost', 'sprocket-webhook.default.svc'], ips: ['127.0.0.1']});
     caBundle = Buffer.from(ca.certPem).toString('base64');
     webhook = createServer({cert: serving.certPem, key: serving.keyPem}, (req, res) => {
       let body = '';
@@ -312,9 +312,26 @@ describe.each<NameSetId>(['orch', 'kubernetes'])('custom resources with kubectl 
     expect(JSON.parse(r.stdout)).toMatchObject({apiVersion: 'example.com/v1beta1', spec: {size: 3}});
   });
 
+  it('converts through a conversion webhook named by a Service, at one of its endpoints', async () => {
+    const port = (webhook.address() as AddressInfo).port;
+    const service = {apiVersion: 'v1', kind: 'Service', metadata: {name: 'sprocket-webhook'}, spec: {ports: [{name: 'https', port: 443, targetPort: port}]}};
+    const endpoints = {apiVersion: 'v1', kind: 'Endpoints', metadata: {name: 'sprocket-webhook'}, subsets: [{addresses: [{ip: '127.0.0.1'}], ports: [{name: 'https', port}]}]};
+    const crd = gadgetsCrd({service: {namespace: 'default', name: 'sprocket-webhook', path: '/convert'}, caBundle}, 'sprockets', 'Sprocket');
+    expect(await k(['create', '-f', manifest('sprockets.yaml', service, endpoints, crd)])).toMatchObject({code: 0});
+    const s1 = {apiVersion: 'example.com/v2', kind: 'Sprocket', metadata: {name: 's1'}, spec: {count: 2}};
+    const made = await eventually(['create', '-f', manifest('s1.yaml', s1)]);
+    expect(made.stderr).toBe('');
+    expect(made).toMatchObject({code: 0, stdout: 'sprocket.example.com/s1 created\n'});
+    expect((await getJson(['sprockets.v1.example.com', 's1'])).spec).toEqual({size: 2});
+    // Without endpoints, the error names the service.
+    expect(await k(['delete', 'endpoints', 'sprocket-webhook'])).toMatchObject({code: 0});
+    const none = await k(['get', 'sprockets.v2.example.com', 's1']);
+    expect(none.stderr).toContain('conversion webhook for example.com/v1, Kind=Sprocket failed: Post "https://sprocket-webhook.default.svc:443/convert?timeout=30s": no endpoints available for service "sprocket-webhook"');
+  });
+
   it('converts through a conversion webhook over HTTPS, and answers a clear error while it is down', async () => {
     const url = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}/convert`;
-    expect(await k(['create', '-f', manifest('gadgets.yaml', gadgetsCrd(url, caBundle))])).toMatchObject({code: 0});
+    expect(await k(['create', '-f', manifest('gadgets.yaml', gadgetsCrd({url, caBundle}))])).toMatchObject({code: 0});
     const g = {apiVersion: 'example.com/v2', kind: 'Gadget', metadata: {name: 'g1'}, spec: {count: 5}};
     const created = await eventually(['create', '-f', manifest('g1.yaml', g)]);
     expect(created).toMatchObject({code: 0, stdout: 'gadget.example.com/g1 created\n'});

@@ -10,6 +10,7 @@ import {structuralProblems, type Schema} from '../../src/api/structural/schema.j
 import {validateAgainstSchema} from '../../src/api/structural/validate.js';
 import {compileValidator} from '../../src/api/cel/rules.js';
 import {crdOpenApi} from '../../src/api/structural/openapi.js';
+import {resolveServiceEndpoint} from '../../src/daemons/apiserver/rest/service-resolver.js';
 import {fieldErrorText} from '../../src/api/status.js';
 import type {JsonObject} from '../../src/patch/types.js';
 
@@ -245,5 +246,26 @@ describe('rules as real CRDs write them', () => {
     const v = compileValidator(s, ROOT);
     expect(texts(v.errors)).toEqual([]);
     expect(texts(v.validate(object, object))).toEqual([]);
+  });
+});
+
+describe('service references of webhooks', () => {
+  const service = {spec: {ports: [{name: 'https', port: 443, targetPort: 8443}]}};
+  const endpoints = {subsets: [{addresses: [{ip: '10.0.0.7'}], ports: [{name: 'https', port: 8443}]}]};
+  it.each<[string, object | undefined, object | undefined, number, string]>([
+    ['an endpoint of the port', service, endpoints, 443, '10.0.0.7:8443'],
+    ['an external name', {spec: {type: 'ExternalName', externalName: 'hooks.example.com', ports: [{port: 443}]}}, undefined, 443, 'hooks.example.com:443'],
+    ['a missing service', undefined, undefined, 443, 'service "ns/hook" not found'],
+    ['an unknown port', service, endpoints, 9443, 'no service port 9443 found for service "hook"'],
+    ['no endpoints', service, {subsets: []}, 443, 'no endpoints available for service "hook"'],
+  ])('%s', (_name, svc, eps, port, expected) => {
+    let got: string;
+    try {
+      const r = resolveServiceEndpoint('ns', 'hook', port, svc as never, eps as never);
+      got = `${r.host}:${r.port}`;
+    } catch (error) {
+      got = (error as Error).message;
+    }
+    expect(got).toBe(expected);
   });
 });

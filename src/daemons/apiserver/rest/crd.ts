@@ -12,6 +12,7 @@ import type { Store, WatchHandle } from '../storage/store.js';
 import { rfc3339, stringAt, valueAt } from './objects.js';
 import type { Strategy } from './strategies.js';
 import { CustomResourceRuntime } from './custom-resources.js';
+import type { ServiceResolver } from './crd-conversion.js';
 import { structuralProblems, type Schema } from '../../../api/structural/schema.js';
 import { validateValueAt } from '../../../api/structural/validate.js';
 import { JsonPath } from '../../../printers/jsonpath.js';
@@ -348,6 +349,8 @@ export class CrdInformer {
     private readonly retryMs = 1000,
     /** Where the served versions' schemas are published (field validation, /openapi, kubectl explain). */
     private readonly schemas?: SchemaRegistry,
+    /** Finds a Service's endpoint, for conversion webhooks named by a service reference. */
+    private readonly resolveService?: ServiceResolver,
   ) {}
 
   hasSynced(): boolean {
@@ -358,7 +361,7 @@ export class CrdInformer {
   apply(crd: JsonObject): void {
     const name = stringAt(crd, 'metadata', 'name') ?? '';
     this.crds.set(name, crd);
-    const runtime = new CustomResourceRuntime(crd);
+    const runtime = new CustomResourceRuntime(crd, this.resolveService);
     this.runtimes.set(`${runtime.group}/${runtime.plural}`, runtime);
     const infos = crdResources(crd);
     const kinds = infos.flatMap((info) => {

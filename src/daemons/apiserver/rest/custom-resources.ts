@@ -15,7 +15,7 @@ import { validateAgainstSchema } from '../../../api/structural/validate.js';
 import { humanDuration, type TableOptions } from '../../../api/table.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { JsonPath } from '../../../printers/jsonpath.js';
-import { convertWithWebhook, type WebhookClientConfig } from './crd-conversion.js';
+import { convertWithWebhook, type ServiceResolver, type WebhookClientConfig } from './crd-conversion.js';
 import { deepCopy, metadataOf, stringAt, valueAt } from './objects.js';
 import type { Strategy } from './strategies.js';
 
@@ -131,7 +131,7 @@ export class CustomResourceRuntime {
   /** Problems found compiling the CRD (reported by CRD validation, with CRD field paths). */
   readonly problems: FieldError[] = [];
 
-  constructor(readonly crd: JsonObject) {
+  constructor(readonly crd: JsonObject, private readonly resolveService?: ServiceResolver) {
     this.group = stringAt(crd, 'spec', 'group') ?? '';
     this.plural = stringAt(crd, 'spec', 'names', 'plural') ?? '';
     this.kind = stringAt(crd, 'spec', 'names', 'kind') ?? '';
@@ -228,7 +228,7 @@ export class CustomResourceRuntime {
     if (this.strategy === 'None') return objects.map((o) => (o.apiVersion === target ? o : { ...o, apiVersion: target }));
     const from = String(pending[0]!.apiVersion ?? '').split('/')[1] ?? '';
     if (!this.webhook) throw internalError(new Error(`conversion webhook for ${this.gvk(from)} failed: no webhook client configuration`));
-    const converted = await convertWithWebhook(this.webhook.clientConfig, pending, target, this.gvk(from));
+    const converted = await convertWithWebhook(this.webhook.clientConfig, pending, target, this.gvk(from), undefined, this.resolveService);
     let next = 0;
     return objects.map((o) => (o.apiVersion === target ? o : converted[next++]!));
   }

@@ -15,6 +15,7 @@ import { isJsonObject, type JsonObject } from '../../../patch/types.js';
 import { StoreUnavailableError, type Store } from '../storage/store.js';
 import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin } from './admission.js';
 import { CrdInformer, crdStrategy } from './crd.js';
+import { resolveServiceEndpoint } from './service-resolver.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
@@ -161,7 +162,15 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   }
 
   const crdPrefix = `${keyPrefix}/${crdInfo.storagePrefix}/`;
-  const informer = new CrdInformer(store, registry, crdPrefix, 1000, schemas);
+  // Conversion webhooks named by a Service go to one of its endpoints (service-resolver.ts).
+  const readObject = async (resource: string, namespace: string, name: string) => {
+    const info = registry.lookup('', 'v1', resource);
+    const kv = info && (await store.get(registryFor(info).key(namespace, name)));
+    return kv ? (JSON.parse(kv.value) as JsonObject) : undefined;
+  };
+  const resolveService = async (namespace: string, name: string, port: number) =>
+    resolveServiceEndpoint(namespace, name, port, await readObject('services', namespace, name), await readObject('endpoints', namespace, name));
+  const informer = new CrdInformer(store, registry, crdPrefix, 1000, schemas, resolveService);
   const synced = informer.start();
 
   // -------------------------------------------------------------------------------------------
