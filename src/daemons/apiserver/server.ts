@@ -55,6 +55,8 @@ import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
 import type {RequestAuthenticator} from './auth/authenticator.js';
 import {RbacInformer, bootstrapRbac} from './rbac-bootstrap.js';
 import {NodeGraphInformer} from './node-graph-informer.js';
+import {RBAC_RESOURCES, rbacWriteGuard, type RbacResource} from './auth/rbac-write-guard.js';
+import {RbacAuthorizer} from './auth/rbac.js';
 import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
 import {klog} from '../../lib/klog.js';
@@ -191,8 +193,13 @@ export class ApiServer {
     }
     this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, nodeGraph: this.nodeGraph?.graph, ...fileAuthorizers});
 
+    const rbacRules = new RbacAuthorizer(this.rbac.index);
+    const rbacIndex = this.rbac.index;
     this.api = createApiHandler({
       store,
+      // RBAC's escalation prevention: roles and bindings grant only what their writer holds.
+      writeGuards: (info) =>
+        info.group === names().groups.rbac && RBAC_RESOURCES.includes(info.plural as RbacResource) ? rbacWriteGuard(info.plural as RbacResource, rbacRules, rbacIndex) : undefined,
       keyPrefix: c.keyPrefix,
       // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
       // it joins the registry for discovery only.

@@ -26,6 +26,7 @@ import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
 import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
+import type { WriteGuard } from './write-guard.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.js';
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
@@ -56,6 +57,8 @@ export interface ApiHandlerOptions {
    * cost; the process-level switch is the internal environment variable ORCH_INTERNAL_SCHEMA_VALIDATION=off.
    */
   schemaValidation?: boolean;
+  /** Registries' own write checks by resource (RBAC's escalation prevention). */
+  writeGuards?: (info: ResourceInfo) => WriteGuard | undefined;
 }
 
 export interface ApiHandler {
@@ -151,7 +154,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       // Custom resources: their CRD's schema, conversion and printing (custom-resources.ts).
       const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
       const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
-      found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version) }, strategy);
+      found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info) }, strategy);
       // A changed CRD serves new ResourceInfos: forget the stores of the ones it replaced.
       if (info.custom) {
         for (const old of registries.keys()) if (old.custom && registry.lookup(old.group, old.version, old.plural) !== old) registries.delete(old);
@@ -203,7 +206,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   function writeContext(req: ApiRequest, ctx: RequestContext, query: URLSearchParams, optionsKind: string, subresource: string, dryRunFromBody: string[] = []): WriteContext {
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, optionsKind, managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), dryRunFromBody);
-    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource };
+    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource, authorize: (a) => ctx.authorize(a) };
   }
 
   async function readJsonBody(req: ApiRequest): Promise<unknown> {

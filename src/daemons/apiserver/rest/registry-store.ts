@@ -22,7 +22,8 @@ import { decodeContinue, encodeContinue } from './continue-token.js';
 import type { ListParams } from './list-options.js';
 import { deepCopy, finalizersOf, generatedName, labelsOf, metadataOf, rfc3339, stringAt, valueAt } from './objects.js';
 import { strategyFor, type Strategy } from './strategies.js';
-import type { Clock, UserInfo } from './types.js';
+import type { Clock, RequestContext, UserInfo } from './types.js';
+import type { WriteGuard } from './write-guard.js';
 
 export interface RegistryDeps {
   store: Store;
@@ -32,6 +33,8 @@ export interface RegistryDeps {
   admission: AdmissionChain;
   /** Conversion, defaulting on read and printing of custom resources (src/daemons/apiserver/rest/custom-resources.ts). */
   hooks?: ResourceHooks;
+  /** The registry's own check of who may write (RBAC's escalation prevention), before admission. */
+  guard?: WriteGuard;
 }
 
 export interface WriteContext {
@@ -42,6 +45,8 @@ export interface WriteContext {
   subresource?: string;
   /** The written object carries its managedFields already (server-side apply computed them). */
   managedFieldsComputed?: boolean;
+  /** The request's authorizer, for registries that check more than the request itself (RBAC's escalate and bind). */
+  authorize?: RequestContext['authorize'];
 }
 
 export interface DeleteOptions {
@@ -286,6 +291,7 @@ export class RegistryStore {
     if (this.strategy.tracksGeneration) meta.generation = 1;
     const name = typeof meta.name === 'string' ? meta.name : '';
 
+    await this.deps.guard?.checkCreate(ctx, namespace, object);
     await this.admit('CREATE', ctx, namespace, name, object);
     this.strategy.prepareForCreate(object);
     const errors = this.strategy.validate(object);
@@ -392,6 +398,7 @@ export class RegistryStore {
     }
     if (errors.length) this.invalid(object, errors);
 
+    if (!ctx.subresource) await this.deps.guard?.checkUpdate(ctx, namespace, object, current);
     await this.admit('UPDATE', ctx, namespace, name, object, current);
     // Scale writes are spec writes; status, finalize and binding writes carry their own rules.
     if (!ctx.subresource || ctx.subresource === 'scale') {
