@@ -303,6 +303,12 @@ describe.each<NameSetId>(['orch', 'kubernetes'])('custom resources with kubectl 
     expect(r.stdout).toMatch(/size\s+<integer> -required-/);
     expect(r.stdout).toMatch(/color\s+<string>/);
     expect(r.stdout).toContain('enum: red, blue');
+    // /openapi/v2 carries it in Swagger 2.0 form (no CEL rules, nullable, anyOf...).
+    const v2 = JSON.parse((await k(['get', '--raw', '/openapi/v2'])).stdout);
+    const definition = v2.definitions['com.example.v1.Widget'];
+    expect(definition['x-kubernetes-group-version-kind']).toEqual([{group: 'example.com', kind: 'Widget', version: 'v1'}]);
+    expect(definition.properties.spec.properties.size).toEqual({type: 'integer', minimum: 1, maximum: 5});
+    expect(definition.properties.spec['x-kubernetes-validations']).toBeUndefined();
   });
 
   it('serves the deprecated version with a warning and the apiVersion rewritten (conversion None)', async () => {

@@ -31,7 +31,11 @@ const KIND_DOC = 'Kind is a string value representing the REST resource this obj
 const METADATA_DOC = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 const LIST_METADATA_DOC = 'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#lists-and-simple-lists';
 
-/** A schema without what Swagger 2.0 cannot express (upstream's v2 conversion). */
+/** A custom resource's schema without what Swagger 2.0 cannot express (upstream's v2 conversion), for /openapi/v2. */
+export function swagger2Schema<T>(schema: T): T {
+  return toV2(schema as unknown as JsonValue) as unknown as T;
+}
+
 function toV2(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(toV2);
   if (!isJsonObject(value)) return value;
