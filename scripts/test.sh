@@ -3,10 +3,12 @@
 #
 #   ./scripts/test.sh            set up (Debian packages, npm ci), build, type-check, run every test
 #   ./scripts/test.sh --check    set up nothing and run nothing: print each step and whether it can
-#                                run here (the fresh-clone test uses it); exit 1 if one cannot
+#                                run here (npm ci as a dry run against the lock file; the fresh-clone
+#                                test uses it); exit 1 if one cannot
 #   ./scripts/test.sh -- ARGS    pass ARGS to jest (a test file, -t NAME)
 #
-# Debian packages come from scripts/test-debian-packages.txt (one name a line; # comments). Missing
+# Debian packages come from scripts/test-debian-packages.txt (one name a line; # comments): etcd-server
+# and tmux for the tests, build-essential and python3 for npm ci (node-gyp builds better-sqlite3). Missing
 # ones are installed with apt-get as root, or through sudo when that is there. When they cannot be,
 # this goes on and the tests that need them fail with a message naming the package to install.
 set -euo pipefail
@@ -75,7 +77,12 @@ fi
 # --- npm, build, tests -------------------------------------------------------------------------
 [ -f package-lock.json ] || problem "package-lock.json is missing: npm ci needs it"
 step "npm ci"
-[ "$mode" = run ] && npm ci --no-audit --no-fund
+if [ "$mode" = run ]; then
+  npm ci --no-audit --no-fund
+elif ! npm ci --dry-run --ignore-scripts --no-audit --no-fund >/dev/null 2>&1; then
+  # The dry run reads package.json against the lock file: out of sync, npm ci would refuse.
+  problem "npm ci would fail: package.json and package-lock.json are not in sync (run npm install and commit both)"
+fi
 step "build: npm run build"
 node -e 'const s=require("./package.json").scripts; process.exit(s.build && s.typecheck ? 0 : 1)' || problem "package.json lacks the build or typecheck script"
 [ "$mode" = run ] && npm run build

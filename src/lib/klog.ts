@@ -100,9 +100,9 @@ export function verbosityFor(module: string, verbosity: number, vmodule: readonl
 
 /**
  * The caller's `file:line`, read from a stack trace (only when a line is written). Run from source,
- * that is the source file itself; run from the bundle, the bundle's source map gives the source file
- * and line (./source-location.ts), and without a map the bundle file is named rather than pretending
- * its line belongs to a source file.
+ * that is the source file itself; run from the bundle, the line table the build wrote from the
+ * bundle's source map gives the source file and line (./source-location.ts), and without one the
+ * bundle file is named rather than pretending its line belongs to a source file.
  */
 function callerLocation(module: string): string {
   const stack = new Error().stack?.split('\n') ?? [];

@@ -6,7 +6,7 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {execFileSync, spawnSync} from 'node:child_process';
-import {appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {repoRoot} from '../helpers/run-orch.js';
@@ -56,6 +56,16 @@ describe('the README\'s two commands on a fresh clone', () => {
     const root = process.getuid?.() === 0;
     if (root) expect(r.stdout).toContain('apt-get update && apt-get install -y orch-test-no-such-package');
     else expect(r.stdout + r.stderr).toMatch(/apt-get install (-y )?orch-test-no-such-package/);
+  }, 60_000);
+
+  it('says npm ci would fail when package.json and the lock file disagree', () => {
+    const pkgPath = join(clone, 'package.json');
+    const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
+    pkg.dependencies['orch-test-not-in-the-lock-file'] = '^1.0.0';
+    writeFileSync(pkgPath, JSON.stringify(pkg, null, 2));
+    const r = spawnSync(join(clone, 'scripts/test.sh'), ['--check'], {encoding: 'utf8', timeout: 60_000});
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('npm ci would fail: package.json and package-lock.json are not in sync');
   }, 60_000);
 
   it('refuses an unknown argument, naming the accepted ones', () => {

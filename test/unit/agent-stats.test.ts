@@ -112,7 +112,7 @@ describe('the stats collector', () => {
       },
     });
     const first = await collector.summary();
-    expect(sleeps).toEqual([200]);
+    expect(sleeps).toEqual([500]);
     const busy = first.pods.find((p) => p.podRef.name === 'busy')!;
     expect(busy.cpu?.usageNanoCores).toBe(1e9);
     expect(busy.containers[0]).toMatchObject({name: 'spin', cpu: {usageNanoCores: 1e9}, memory: {workingSetBytes: 300 * 4096}});
@@ -122,9 +122,9 @@ describe('the stats collector', () => {
 
     f.advance(3000);
     const second = await collector.summary();
-    expect(sleeps).toEqual([200]); // the kept baseline gives the rate
+    expect(sleeps).toEqual([500]); // the kept baseline gives the rate
     expect(second.pods[0]!.cpu?.usageNanoCores).toBe(1e9);
-    expect(second.pods[0]!.cpu?.usageCoreNanoSeconds).toBe(3.2e9);
+    expect(second.pods[0]!.cpu?.usageCoreNanoSeconds).toBe(3.5e9);
   });
 });
 

@@ -456,6 +456,7 @@ export class Agent {
       maxPods: this.maxPods(),
       cgroups: this.runtime?.cgroupsEnabled,
       eviction: this.eviction?.snapshot(),
+      startedAt: Date.parse(this.startedAt),
       at: Date.now(),
     };
   }

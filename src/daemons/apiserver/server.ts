@@ -49,6 +49,7 @@ import {
 } from './filters/index.js';
 import {createAuthentication} from './auth/config.js';
 import {createAuthorizer} from './auth/authorizer.js';
+import {rulesFor} from './auth/rules-review.js';
 import {impersonate, isImpersonationHeader} from './auth/impersonation.js';
 import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
 import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
@@ -134,6 +135,7 @@ export class ApiServer {
   private storeReachable = false;
   private agentTls: AgentTls = {};
   private clientCaPems: string[] = [];
+  private readonly createdAt = Date.now();
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -155,7 +157,8 @@ export class ApiServer {
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
-    const cachedResources = builtinResources().map((r) => ({group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}));
+    // (Resources that are never stored have no cache; versions sharing a key prefix share one.)
+    const cachedResources = [...new Map(builtinResources().filter((r) => !r.rest).map((r) => [r.storagePrefix, {group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}])).values()];
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
@@ -217,6 +220,8 @@ export class ApiServer {
       },
       minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
       serverAddresses: [{clientCIDR: '0.0.0.0/0', serverAddress: `${c.advertiseAddress ?? '127.0.0.1'}:${c.securePort}`}],
+      agentTls: this.agentTls,
+      rulesFor: (user, namespace) => rulesFor(c.authorizationModes, this.rbac?.index, user, namespace),
     });
 
     this.installHealthChecks();
@@ -396,7 +401,8 @@ export class ApiServer {
       const handled = await api(req, res, {
         user,
         authorize: async (a) => {
-          const decision = await authorize({...a, user});
+          // The handler asks as the request's user, or (access reviews) as the user under review.
+          const decision = await authorize({...a, user: a.user ?? user});
           return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
         },
       });
@@ -528,6 +534,7 @@ export class ApiServer {
       requests: {...this.stats.summary(), inFlightReadOnly: this.inFlight?.inFlight.readOnly ?? 0, inFlightMutating: this.inFlight?.inFlight.mutating ?? 0},
       watches: {open: this.api?.activeWatches() ?? 0, byResource: this.stats.watchesByResource()},
       shutdown: {phase, inFlight: lifecycle?.inFlight ?? 0, longRunning: lifecycle?.longRunning ?? 0},
+      startedAt: this.createdAt,
       at: Date.now(),
     };
   }

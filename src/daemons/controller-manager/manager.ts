@@ -71,6 +71,7 @@ export class ControllerManager {
   private readonly metrics = new PrometheusWorkqueueMetrics(this.registry);
   private running: {name: string; controller: RunningController}[] = [];
   private readonly recorders = new Map<string, EventRecorder>();
+  private readonly createdAt = Date.now();
   private election: ElectionState;
   private stopController = new AbortController();
   private serverUrl = '';
@@ -249,6 +250,7 @@ export class ControllerManager {
       election: this.elector ? this.elector.snapshot() : this.election,
       controllers: this.running.map((r) => r.controller.snapshot()),
       nodeLifecycle: this.running.some((r) => r.name === 'nodelifecycle') ? nodeLifecycleSnapshots.latest?.() : undefined,
+      startedAt: this.createdAt,
       at: Date.now(),
     };
   }

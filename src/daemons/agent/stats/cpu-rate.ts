@@ -22,7 +22,10 @@ export interface CpuRate {
 export interface CpuRateOptions {
   /** How old a baseline may grow before the next sample replaces it (default 10 s). */
   windowMs?: number;
-  /** A shorter span than this gives no rate: too few ticks to mean anything (default 200 ms). */
+  /**
+   * A shorter span than this gives no rate (default 500 ms): /proc counts CPU in 10 ms ticks, so over
+   * 500 ms a rate is good to 20 millicores; over less it would say too little about a busy process.
+   */
   minSpanMs?: number;
 }
 
@@ -33,7 +36,7 @@ export class CpuRates {
 
   constructor(options: CpuRateOptions = {}) {
     this.windowMs = options.windowMs ?? 10_000;
-    this.minSpanMs = options.minSpanMs ?? 200;
+    this.minSpanMs = options.minSpanMs ?? 500;
   }
 
   /** Whether a series has a baseline old enough to give a rate at `now`. */

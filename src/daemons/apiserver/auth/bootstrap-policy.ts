@@ -186,6 +186,9 @@ function policy(n: NameSet): {roles: ClusterRole[]; bindings: ClusterRoleBinding
     aggregatedRole('system:aggregate-to-view', viewRules, ['admin', 'edit', 'view']),
     aggregatedRole('system:aggregate-to-edit', editRules, ['admin', 'edit']),
     aggregatedRole('system:aggregate-to-admin', adminRules, ['admin']),
+    // The role metrics-server installs with its API: this API server serves the resource metrics API
+    // itself, so whoever may view a namespace may also `kubectl top` it.
+    aggregatedRole('system:aggregated-metrics-reader', [rule(READ, [n.groups.metrics], ['pods', 'nodes'])], ['admin', 'edit', 'view']),
     clusterRole('system:auth-delegator', [rule(['create'], [AUTHENTICATION], ['tokenreviews']), rule(['create'], [AUTHORIZATION], ['subjectaccessreviews'])]),
   ];
 

@@ -1,33 +1,26 @@
 /**
  * Reads an agent's summary (`/stats/summary?only_cpu_and_memory=true`, the request metrics-server
- * makes) on the address and port its node reports, with the API server's agent client credentials.
- * Without --agent-certificate-authority the agent's serving certificate is not verified, as for logs.
+ * makes) on the node's preferred address (--agent-preferred-address-types) and the port it reports,
+ * with the API server's agent client credentials, as the log proxy reaches it (../pod-logs.ts).
+ * Without --agent-certificate-authority the agent's serving certificate is not verified.
  */
 import {request as httpsRequest} from 'node:https';
 import type {Summary} from '../../agent/server/summary.js';
+import {nodeAgentAddress, type AgentTls, type NodeLike as AgentNode} from '../pod-logs.js';
 
-export interface AgentTls {
-  ca?: string;
-  cert?: string;
-  key?: string;
-}
-
-export interface NodeLike {
+export interface NodeLike extends AgentNode {
   metadata?: {name?: string; labels?: Record<string, string>};
-  status?: {addresses?: {type: string; address: string}[]; daemonEndpoints?: {kubeletEndpoint?: {Port?: number}}};
 }
 
-/** https://host:port of a node's agent: its InternalIP (else its first address) and the port it reports. */
-export function agentEndpoint(node: NodeLike): string | undefined {
-  const addresses = node.status?.addresses ?? [];
-  const address = addresses.find((a) => a.type === 'InternalIP')?.address ?? addresses[0]?.address;
-  const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port;
+/** https://host:port of a node's agent, or undefined when it reports no usable address or port. */
+export function agentEndpoint(node: NodeLike, addressTypes?: readonly string[]): string | undefined {
+  const {address, port} = nodeAgentAddress(node, addressTypes);
   if (!address || !port) return undefined;
   return `https://${address.includes(':') ? `[${address}]` : address}:${port}`;
 }
 
 export function fetchSummary(node: NodeLike, tls: AgentTls, timeoutMs = 10_000): Promise<Summary> {
-  const base = agentEndpoint(node);
+  const base = agentEndpoint(node, tls.addressTypes);
   if (!base) return Promise.reject(new Error(`node ${node.metadata?.name} reports no address or agent port`));
   const url = `${base}/stats/summary?only_cpu_and_memory=true`;
   return new Promise((resolve, reject) => {

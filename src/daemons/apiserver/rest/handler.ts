@@ -26,6 +26,11 @@ import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
 import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
+import { subresourceWrite } from './partial-writes.js';
+import { serveCatalogRest } from './catalog-rest.js';
+import { defaultProbes, type ComponentProbe } from './component-status.js';
+import type { AgentTls } from './proxy.js';
+import type { RulesResolver } from './reviews.js';
 import type { WriteGuard } from './write-guard.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.js';
@@ -59,6 +64,12 @@ export interface ApiHandlerOptions {
   schemaValidation?: boolean;
   /** Registries' own write checks by resource (RBAC's escalation prevention). */
   writeGuards?: (info: ResourceInfo) => WriteGuard | undefined;
+  /** The API server's client credentials for the agents (nodes/proxy). */
+  agentTls?: AgentTls;
+  /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
+  rulesFor?: RulesResolver;
+  /** What componentstatuses probe (default: the controller manager's port and the store). */
+  componentProbes?: ComponentProbe[];
 }
 
 export interface ApiHandler {
@@ -135,6 +146,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const schemas = options.schemas ?? new SchemaRegistry();
   const openApi = new OpenApiService(registry, schemas);
   const schemaValidation = options.schemaValidation ?? process.env.ORCH_INTERNAL_SCHEMA_VALIDATION !== 'off';
+  const componentProbes = options.componentProbes ?? defaultProbes(store);
 
   const registries = new Map<ResourceInfo, RegistryStore>();
   const namespaceInfo = registry.lookup('', 'v1', 'namespaces')!;
@@ -269,6 +281,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
     await authorize(ctx, request);
     const pretty = query.get('pretty') === 'true' || query.get('pretty') === '1';
+    if (await serveCatalogRest({
+      req, res, ctx, request, query, info, sub, namespace, pretty, clock, store: options.store, registryFor,
+      lookup: (group, version, plural) => registry.lookup(group, version, plural),
+      readJsonBody: () => readJsonBody(req),
+      writeContext: (subresource) => writeContext(req, ctx, query, 'CreateOptions', subresource),
+      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes,
+    })) return;
     const store = registryFor(info);
     const name = request.name;
     // Deprecated custom resource versions warn on every request (upstream's deprecation warning).
@@ -359,7 +378,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           checkDepth(patched);
           warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, !sub);
           const checked = preconditioned(store, name, current, patched);
-          return sub?.name === 'status' ? statusOnly(checked, current) : checked;
+          return subresourceWrite(sub?.name, checked, current, clock.now());
         });
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
         if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });

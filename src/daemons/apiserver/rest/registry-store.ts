@@ -19,6 +19,8 @@ import { StoreCompactedError, StoreConflictError, type KeyValue, type Store, typ
 import type { AdmissionChain, AdmissionOperation } from './admission.js';
 import type { ResourceHooks } from './custom-resources.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
+import { fromStorage, toStorage } from './conversion.js';
+import { subresourceWrite } from './partial-writes.js';
 import type { ListParams } from './list-options.js';
 import { deepCopy, finalizersOf, generatedName, labelsOf, metadataOf, rfc3339, stringAt, valueAt } from './objects.js';
 import { strategyFor, type Strategy } from './strategies.js';
@@ -104,7 +106,7 @@ export class RegistryStore {
 
   /** The stored JSON as served: resourceVersion from the revision, apiVersion of this version (custom resources keep one storage copy for all versions). */
   decode(value: string, revision: number): JsonObject {
-    const object = JSON.parse(value) as JsonObject;
+    const object = fromStorage(this.info, JSON.parse(value) as JsonObject);
     metadataOf(object).resourceVersion = String(revision);
     if (this.deps.hooks) return this.deps.hooks.decode(object);
     if (this.info.custom) object.apiVersion = this.apiVersion;
@@ -133,7 +135,8 @@ export class RegistryStore {
     return this.encode(hooks ? await hooks.toStorage(object) : object);
   }
 
-  private encode(object: JsonObject): string {
+  private encode(served: JsonObject): string {
+    const object = toStorage(this.info, served);
     const copy: JsonObject = { ...object, metadata: { ...metadataOf(object) } };
     delete (copy.metadata as JsonObject).resourceVersion;
     return JSON.stringify(copy);
@@ -459,9 +462,7 @@ export class RegistryStore {
       ctx,
       (current) => {
         if (requestedVersion && requestedVersion !== stringAt(current, 'metadata', 'resourceVersion')) throw staleConflict(this.gr, name);
-        const next = deepCopy(body);
-        if (ctx.subresource === 'status') return statusOnly(next, current);
-        return next;
+        return subresourceWrite(ctx.subresource, deepCopy(body), current, this.deps.clock.now());
       },
       {
         createIfMissing: this.strategy.allowCreateOnUpdate && !ctx.subresource
@@ -614,14 +615,5 @@ export class RegistryStore {
   }
 }
 
-/** A status-subresource write: the stored object with the body's status (and resourceVersion, for the precondition). */
-export function statusOnly(body: JsonObject, current: JsonObject): JsonObject {
-  const next = deepCopy(current);
-  if (body.status === undefined) delete next.status;
-  else next.status = body.status;
-  const meta = metadataOf(next);
-  const rv = stringAt(body, 'metadata', 'resourceVersion');
-  if (rv !== undefined) meta.resourceVersion = rv;
-  if (valueAt(body, 'metadata', 'managedFields') !== undefined) meta.managedFields = valueAt(body, 'metadata', 'managedFields')!;
-  return next;
-}
+/** A status-subresource write (kept here for its importers; the rules live in partial-writes.ts). */
+export { statusOnly } from './partial-writes.js';
