@@ -296,6 +296,17 @@ export function customResourceSuite(nameSet: NameSetId): void {
       const get = await k(['get', 'gizmos']);
       expect(get.code).toBe(1);
       expect(get.stderr).toContain('the server doesn\'t have a resource type "gizmos"');
+      // Once the holder of "wd" goes, the names are accepted and gizmos are served.
+      const holder = {...widgetsCrd(), metadata: {name: 'holders.example.com'}, spec: {...widgetsCrd().spec, names: {plural: 'holders', kind: 'Holder', shortNames: ['hd']}}};
+      expect(await k(['create', '-f', manifest('holders.yaml', holder)])).toMatchObject({code: 0});
+      const taken = {...gizmos, metadata: {name: 'gadgetries.example.com'}, spec: {...gizmos.spec, names: {plural: 'gadgetries', kind: 'Gadgetry', shortNames: ['hd']}}};
+      expect(await k(['create', '-f', manifest('gadgetries.yaml', taken)])).toMatchObject({code: 0});
+      expect((await getJson(['crd', 'gadgetries.example.com'])).status.conditions[0]).toMatchObject({status: 'False', message: '"hd" is already in use'});
+      expect(await k(['delete', 'crd', 'holders.example.com'])).toMatchObject({code: 0});
+      const freed = (await getJson(['crd', 'gadgetries.example.com'])).status;
+      expect(freed.conditions.map((c: {type: string; status: string}) => `${c.type}=${c.status}`)).toEqual(['NamesAccepted=True', 'Established=True']);
+      expect(freed.acceptedNames).toMatchObject({plural: 'gadgetries', shortNames: ['hd']});
+      expect((await eventually(['get', 'gadgetries'])).code).toBe(0);
     });
 
     it('explains a custom resource from its schema', async () => {

@@ -20,7 +20,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddres
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
 import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
-import { deepCopy, rfc3339, stringAt } from './objects.js';
+import { deepCopy, rfc3339, stringAt, valueAt } from './objects.js';
 import { OpenApiService } from './openapi/index.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
@@ -448,8 +448,31 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       const prefix = `${keyPrefix}/${group}/${plural}/`;
       const listed = await store.list(prefix);
       for (const kv of listed.items) await store.delete(kv.key);
+      await reconsiderNames(group, wctx);
     }
     writeJson(res, result.code, result.body, { pretty });
+  }
+
+  /**
+   * A deleted CRD frees its names: CRDs of its group refused for a conflict are checked again
+   * (upstream's naming controller requeues them), and become served if nothing conflicts now.
+   */
+  async function reconsiderNames(group: string, wctx: WriteContext): Promise<void> {
+    const crds = registryFor(crdInfo);
+    for (const other of informer.all()) {
+      if (stringAt(other, 'spec', 'group') !== group) continue;
+      const conditions = valueAt(other, 'status', 'conditions');
+      const refused = Array.isArray(conditions) && conditions.some((c) => isJsonObject(c) && c.type === 'NamesAccepted' && c.status === 'False');
+      if (!refused) continue;
+      const name = stringAt(other, 'metadata', 'name') ?? '';
+      try {
+        // An update that changes nothing but the status the strategy computes again.
+        const { object } = await crds.update('', name, { ...wctx, subresource: '' }, (current) => current);
+        informer.apply(object);
+      } catch {
+        // It went away meanwhile, or the store is busy: the next write of that CRD decides.
+      }
+    }
   }
 
   async function readOptionalBody(req: ApiRequest): Promise<unknown> {
