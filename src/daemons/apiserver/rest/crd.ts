@@ -7,7 +7,7 @@
 import { ALL_VERBS, scaleSub, statusSub, type ResourceInfo, type ResourceRegistry } from '../../../api/resources.js';
 import { field, type FieldError } from '../../../api/status.js';
 import { nameProblems } from '../../../api/validation.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../patch/types.js';
+import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { rfc3339, stringAt, valueAt } from './objects.js';
 import type { Strategy } from './strategies.js';
@@ -361,8 +361,11 @@ export class CrdInformer {
   apply(crd: JsonObject): void {
     const name = stringAt(crd, 'metadata', 'name') ?? '';
     this.crds.set(name, crd);
-    const runtime = new CustomResourceRuntime(crd, this.resolveService);
-    this.runtimes.set(`${runtime.group}/${runtime.plural}`, runtime);
+    // Compiling CEL rules is the costly part: a CRD whose spec did not change keeps its runtime.
+    const key = `${stringAt(crd, 'spec', 'group')}/${stringAt(crd, 'spec', 'names', 'plural')}`;
+    const existing = this.runtimes.get(key);
+    const runtime = existing && jsonEqual(existing.crd.spec, crd.spec) ? existing : new CustomResourceRuntime(crd, this.resolveService);
+    this.runtimes.set(key, runtime);
     const infos = crdResources(crd);
     const kinds = infos.flatMap((info) => {
       const schema = runtime.versions.get(info.version)?.schema;

@@ -277,11 +277,13 @@ export class CustomResourceRuntime {
       // Normalizing here too covers status writes, which skip prepareForUpdate (it is idempotent).
       prune(object, schema);
       applyDefaults(object, schema);
-      const errors = validateAgainstSchema(object, schema);
-      if (v?.validator?.hasRules && (errors.length === 0 || old)) errors.push(...v.validator.validate(object, old));
       // Validation ratcheting (upstream's CRDValidationRatcheting, on by default): an update may
       // keep a value that was already invalid; only what it changes must be valid.
-      return old ? errors.filter((e) => !unchangedAt(e, object, old)) : errors;
+      const ratchet = (errors: FieldError[]) => (old ? errors.filter((e) => !unchangedAt(e, object, old)) : errors);
+      const errors = ratchet(validateAgainstSchema(object, schema));
+      // CEL rules see well-typed values only: they run once the schema holds.
+      if (errors.length === 0 && v?.validator?.hasRules) errors.push(...ratchet(v.validator.validate(object, old)));
+      return errors;
     };
     return {
       ...base,
