@@ -248,6 +248,14 @@ export function customResourceSuite(nameSet: NameSetId): void {
       expect(w3.metadata.managedFields.map((m: {manager: string; operation: string}) => `${m.manager}/${m.operation}`)).toEqual(['kubectl/Apply']);
     });
 
+    it('applies a custom resource client-side, twice', async () => {
+      expect(await k(['apply', '-f', manifest('w4.yaml', widget('w4', {size: 2}))])).toMatchObject({code: 0, stdout: 'widget.example.com/w4 created\n'});
+      const again = await k(['apply', '-f', manifest('w4.yaml', widget('w4', {size: 4, tags: ['x']}))]);
+      expect(again.stderr).toBe('');
+      expect(again).toMatchObject({code: 0, stdout: 'widget.example.com/w4 configured\n'});
+      expect((await getJson(['widget', 'w4'])).spec).toEqual({size: 4, color: 'red', replicas: 1, tags: ['x']});
+    });
+
     it('defaults stored objects on read when the CRD gains a default', async () => {
       const patch = [{op: 'add', path: '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/shape', value: {type: 'string', default: 'round'}}];
       expect(await k(['patch', 'crd', 'widgets.example.com', '--type=json', '-p', JSON.stringify(patch)])).toMatchObject({code: 0});

@@ -94,7 +94,9 @@ function resourceOperations(info: ResourceInfo, definition: string | undefined):
     'x-kubernetes-action': action,
     'x-kubernetes-group-version-kind': gvk,
   });
-  const patchBody = { content: { 'application/merge-patch+json': { schema: { type: 'object' } }, 'application/strategic-merge-patch+json': { schema: { type: 'object' } } }, required: true };
+  // Custom resources take no strategic merge patch: kubectl apply reads this list to choose its patch type.
+  const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', ...(info.custom ? [] : ['application/strategic-merge-patch+json']), 'application/apply-patch+yaml'];
+  const patchBody = { content: Object.fromEntries(patchTypes.map((t) => [t, { schema: { type: 'object' } }])), required: true };
   return {
     [`${prefix}${scope}/${info.plural}`]: { get: operation('list', 'list', false), post: operation('create', 'post', true) },
     [`${prefix}${scope}/${info.plural}/{name}`]: {
