@@ -17,9 +17,10 @@ import {freePort} from '../helpers/apiserver.js';
 import {waitForBuild} from '../helpers/controller-manager.js';
 
 const kubectlDir = dirname(realpathSync(execFileSync('sh', ['-c', 'command -v kubectl']).toString().trim()));
+/** Each kubectl and the protocol its 101 answer must name (kubectl -v=8 prints the response headers). */
 const VERSIONS = [
-  {version: '1.27', protocol: 'SPDY'},
-  {version: '1.33', protocol: 'WebSocket'},
+  {version: '1.27', protocol: 'SPDY', execHeader: /X-Stream-Protocol-Version: v4\.channel\.k8s\.io/, forwardHeader: /X-Stream-Protocol-Version: portforward\.k8s\.io/},
+  {version: '1.33', protocol: 'WebSocket', execHeader: /Sec-Websocket-Protocol: v5\.channel\.k8s\.io/, forwardHeader: /Sec-Websocket-Protocol: SPDY\/3\.1\+portforward\.k8s\.io/},
 ];
 
 interface Result {
@@ -149,7 +150,26 @@ afterAll(async () => {
   if (dir) rmSync(dir, {recursive: true, force: true});
 });
 
-describe.each(VERSIONS)('kubectl $version ($protocol)', ({version}) => {
+describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, forwardHeader}) => {
+  it('upgrades with the expected protocol, without falling back', async () => {
+    const exec = await run(version, ['exec', 'web', '-v=8', '--', 'true']);
+    expect(exec.code).toBe(0);
+    const afterUpgrade = (log: string) => log.slice(log.indexOf('101 Switching Protocols'));
+    expect(afterUpgrade(exec.stderr)).toMatch(execHeader);
+    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', 'pod/web', `:${webPort}`, '-v=8']);
+    let out = '';
+    forward.stdout.on('data', (d) => (out += d));
+    forward.stderr.on('data', (d) => (out += d));
+    try {
+      const local = await until('the forward', () => /Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out)?.[1], 20_000);
+      execFileSync('curl', ['-sS', '--max-time', '10', '-o', '/dev/null', `http://127.0.0.1:${local}/index.html`]);
+      await until('the upgrade', () => out.includes('101 Switching Protocols') || undefined, 10_000);
+      expect(afterUpgrade(out)).toMatch(forwardHeader);
+    } finally {
+      forward.kill('SIGTERM');
+    }
+  }, 40_000);
+
   it('exec runs the command in the pod\'s context, with stdin, stderr and the exit code', async () => {
     const r = await run(version, ['exec', '-i', 'web', '--', 'sh', '-c', 'wc -l; echo "$GREETING"; pwd; echo oops >&2; exit 3'], {input: 'one\ntwo\n'});
     expect(r.stdout).toBe(`2\nhello from web\n${dir}\n`);
