@@ -251,6 +251,10 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     expect(await run(version, ['exec', 'nope', '--', 'true'])).toMatchObject({code: 1, stderr: 'Error from server (NotFound): pods "nope" not found\n'});
     expect(await run(version, ['exec', 'web', '-c', 'nope', '--', 'true'])).toMatchObject({code: 1, stderr: expect.stringContaining('container nope is not valid for pod web')});
     expect(await run(version, ['exec', 'done', '--', 'true'])).toMatchObject({code: 1, stderr: 'error: cannot exec into a container in a completed pod; current phase is Succeeded\n'});
+    // orch up authorizes with RBAC: exec is `create` on pods/exec (a WebSocket GET needs `get` too).
+    const forbidden = await run(version, ['exec', '--as=alice', 'web', '--', 'true']);
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toMatch(/pods "web" is forbidden: User "alice" cannot (create|get) resource "pods\/exec" in API group "" in the namespace "default"/);
     const missing = await run(version, ['exec', 'web', '--', 'no-such-command']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('exec: "no-such-command": executable file not found in $PATH');
