@@ -93,6 +93,7 @@ function podYaml(name: string, container: Record<string, unknown>, restartPolicy
   return JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name}, spec: {restartPolicy, containers: [{name: 'main', image: 'none', ...container}]}});
 }
 
+/** Creates an object from its JSON (pods mostly). */
 async function createPod(manifest: string): Promise<void> {
   const file = join(dir, `pod-${randomBytes(4).toString('hex')}.json`);
   writeFileSync(file, manifest);
@@ -128,6 +129,13 @@ beforeAll(async () => {
     env: [{name: 'GREETING', value: 'hello from web'}],
   }));
   await createPod(podYaml('done', {command: ['true']}, 'Never'));
+  // alice may read pods (kubectl exec reads the pod first) but not exec into them.
+  const rbac = (await run('1.33', ['api-versions'])).stdout.split('\n').find((v) => v.startsWith('rbac.') && v.endsWith('/v1'));
+  await createPod(JSON.stringify({apiVersion: rbac, kind: 'Role', metadata: {name: 'pod-reader', namespace: 'default'}, rules: [{apiGroups: [''], resources: ['pods'], verbs: ['get', 'list']}]}));
+  await createPod(JSON.stringify({
+    apiVersion: rbac, kind: 'RoleBinding', metadata: {name: 'alice-reads', namespace: 'default'},
+    roleRef: {apiGroup: rbac!.split('/')[0], kind: 'Role', name: 'pod-reader'}, subjects: [{apiGroup: rbac!.split('/')[0], kind: 'User', name: 'alice'}],
+  }));
   for (const {version} of VERSIONS) {
     await createPod(podYaml(`echo-${version.replace('.', '')}`, {stdin: true, stdinOnce: true, command: ['sh', '-c', 'while read l; do echo got:$l; done; echo bye']}, 'Never'));
   }
