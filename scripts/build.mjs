@@ -4,6 +4,7 @@
 import {build} from 'esbuild';
 import {copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {execFileSync} from 'node:child_process';
+import {writeLineTables} from './line-tables.mjs';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const commands = readdirSync('src/commands').filter((f) => /\.tsx?$/.test(f));
@@ -23,6 +24,10 @@ const shared = {
   banner: {js: "import {createRequire as __orchCreateRequire} from 'node:module'; const require = __orchCreateRequire(import.meta.url);"},
   jsx: 'automatic',
   logLevel: 'warning',
+  // Source maps beside each file, without the sources: the line tables klog reads are made from them
+  // (./line-tables.mjs), and `node --enable-source-maps` maps stack traces with them.
+  sourcemap: 'linked',
+  sourcesContent: false,
 };
 await build({
   ...shared,
@@ -60,4 +65,5 @@ await build({
 // Data files read at run time beside the bundle (src/api/schema/definitions.ts looks in dist/data/).
 mkdirSync('dist/data', {recursive: true});
 copyFileSync('src/api/schema/data/definitions.json.gz', 'dist/data/definitions.json.gz');
+writeLineTables('dist');
 execFileSync('npx', ['oclif', 'manifest'], {stdio: ['ignore', 'ignore', 'inherit']});

@@ -10,7 +10,7 @@
  * listed in `catalog()`.
  */
 import {names, type NameSet, type NameSetId} from './names.js';
-
+import {catalogResources, withCoreSubresources} from './resource-catalog/index.js';
 
 export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
@@ -42,6 +42,19 @@ export interface ResourceInfo {
   storagePrefix: string;
   /** Served from a CustomResourceDefinition. */
   custom?: boolean;
+  /** A custom resource version's `schema.openAPIV3Schema` (list types and map keys for server-side apply). */
+  openAPIV3Schema?: { [key: string]: unknown };
+  /**
+   * The group/version/kind objects are stored as when it is not this one (HPA autoscaling/v1 is
+   * stored as autoscaling/v2, events.k8s.io Events as core v1 Events): reads convert from it,
+   * writes convert to it (src/daemons/apiserver/rest/conversion.ts).
+   */
+  storageVersion?: {group: string; version: string; kind: string};
+  /**
+   * Not stored: `review` resources answer a create at once (access and token reviews),
+   * `computed` ones are worked out on each read (componentstatuses).
+   */
+  rest?: 'review' | 'computed';
 }
 
 export const statusSub = (kind: string): SubresourceInfo => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
@@ -84,9 +97,9 @@ const all = ['all'];
 
 /**
  * The built-in resources of a name set, in discovery order (groups in the order they first
- * appear here are the order of `/apis`).
+ * appear here are the order of `/apis`); the groups of src/api/resource-catalog/ follow.
  */
-const catalog = (n: NameSet): ResourceInfo[] => [
+const catalog = (n: NameSet): ResourceInfo[] => withCoreSubresources([
   ...resources('', 'v1', [
     { kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] },
     { kind: 'Endpoints', plural: 'endpoints', namespaced: true, shortNames: ['ep'], storagePrefix: 'services/endpoints' },
@@ -140,7 +153,8 @@ const catalog = (n: NameSet): ResourceInfo[] => [
       categories: ['api-extensions'], status: true, storagePrefix: `${n.groups.apiextensions}/customresourcedefinitions`,
     },
   ]),
-];
+  ...catalogResources(n),
+], n);
 
 const memo = new Map<NameSetId, {resources: readonly ResourceInfo[]; groupOrder: readonly string[]}>();
 
@@ -148,7 +162,11 @@ function catalogOf(n: NameSet) {
   let entry = memo.get(n.id);
   if (!entry) {
     const list = catalog(n);
-    const groupOrder = [...new Set(list.map((r) => r.group).filter((g) => g !== ''))];
+    // The first groups in the order they are listed above, then the resource catalog's groups by name.
+    const fromCatalog = catalogResources(n);
+    const catalogGroups = new Set(fromCatalog.map((r) => r.group).filter((g) => g !== ''));
+    const first = [...new Set(list.slice(0, list.length - fromCatalog.length).map((r) => r.group).filter((g) => g !== ''))];
+    const groupOrder = [...first, ...[...catalogGroups].filter((g) => !first.includes(g)).sort()];
     entry = {resources: Object.freeze(list), groupOrder};
     memo.set(n.id, entry);
   }

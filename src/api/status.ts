@@ -214,7 +214,7 @@ export function fieldErrorBody(error: FieldError): string {
     case 'FieldValueTooLong':
       return withDetail('Too long');
     case 'FieldValueTooMany':
-      return withDetail('Too many');
+      return withDetail(error.value !== undefined ? `Too many: ${goValue(error.value)}` : 'Too many');
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { names } from './names.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../patch/types.js';
+import { asCoreEvent, catalogColumns } from './printer-columns.js';
 import { labelSelectorString, mapSelectorString, type LabelSelectorObject } from './selectors.js';
 
 export interface ColumnDefinition {
@@ -15,7 +16,7 @@ export interface ColumnDefinition {
   priority: number;
 }
 
-interface Column {
+export interface Column {
   name: string;
   type?: string;
   format?: string;
@@ -54,23 +55,23 @@ export function humanDuration(ms: number): string {
   return `${Math.floor(hours / 24 / 365)}y`;
 }
 
-const get = (object: JsonValue | undefined, ...path: string[]): JsonValue | undefined => {
+export const get = (object: JsonValue | undefined, ...path: string[]): JsonValue | undefined => {
   let node: JsonValue | undefined = object;
   for (const p of path) node = isJsonObject(node) ? node[p] : undefined;
   return node;
 };
-const str = (v: JsonValue | undefined, fallback = '<none>') => (typeof v === 'string' && v !== '' ? v : fallback);
-const num = (v: JsonValue | undefined) => (typeof v === 'number' ? v : 0);
+export const str = (v: JsonValue | undefined, fallback = '<none>') => (typeof v === 'string' && v !== '' ? v : fallback);
+export const num = (v: JsonValue | undefined) => (typeof v === 'number' ? v : 0);
 const count = (v: JsonValue | undefined) => (isJsonObject(v) ? Object.keys(v).length : 0);
-const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
+export const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
 const optionalNum = (v: JsonValue | undefined) => (typeof v === 'number' ? v : undefined);
 
 /** Upstream's translateTimestampSince: the age of a timestamp, `<unknown>` when there is none. */
-function since(timestamp: JsonValue | undefined, now: Date): string {
+export function since(timestamp: JsonValue | undefined, now: Date): string {
   return typeof timestamp === 'string' && timestamp !== '' ? humanDuration(now.getTime() - Date.parse(timestamp)) : '<unknown>';
 }
 
-const nameColumn: Column = {
+export const nameColumn: Column = {
   name: 'Name', format: 'name',
   // A getter: the documentation link follows the name set selected at start-up.
   get description() {
@@ -78,7 +79,7 @@ const nameColumn: Column = {
   },
   cell: (o) => str(get(o, 'metadata', 'name'), ''),
 };
-const ageColumn: Column = {
+export const ageColumn: Column = {
   name: 'Age', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
   cell: (o, now) => since(get(o, 'metadata', 'creationTimestamp'), now),
 };
@@ -92,7 +93,7 @@ function templateColumns(templateAt: string[], selectorOf: (o: JsonObject) => st
     { name: 'Selector', priority: 1, description: 'Label selector for pods. Existing pods selected by it are the ones affected.', cell: (o) => selectorOf(o) || '<none>' },
   ];
 }
-const labelSelectorAt = (...path: string[]) => (o: JsonObject) => {
+export const labelSelectorAt = (...path: string[]) => (o: JsonObject) => {
   const selector = get(o, ...path);
   return isJsonObject(selector) ? labelSelectorString(selector as LabelSelectorObject) : '';
 };
@@ -107,7 +108,7 @@ function eventSource(event: JsonObject): string {
   const component = str(get(event, 'source', 'component'), '');
   const host = str(get(event, 'source', 'host'), '');
   if (component === '' && host === '') {
-    const controller = str(get(event, 'reportingController'), '');
+    const controller = str(get(event, 'reportingComponent'), '');
     const instance = str(get(event, 'reportingInstance'), '');
     return instance ? `${controller}, ${instance}` : controller;
   }
@@ -218,7 +219,7 @@ const bindingColumns: Column[] = [
         .join(', '),
   })),
 ];
-const createdAtColumn: Column = { name: 'Created At', type: 'date', description: 'Creation time.', cell: (o) => str(get(o, 'metadata', 'creationTimestamp'), '') };
+export const createdAtColumn: Column = { name: 'Created At', type: 'date', description: 'Creation time.', cell: (o) => str(get(o, 'metadata', 'creationTimestamp'), '') };
 
 function podStatus(pod: JsonObject): string {
   if (get(pod, 'metadata', 'deletionTimestamp')) return 'Terminating';
@@ -438,7 +439,7 @@ const COLUMNS: Record<string, Column[]> = {
 };
 
 function columnsFor(kind: string): Column[] {
-  return COLUMNS[kind] ?? [nameColumn, ageColumn];
+  return COLUMNS[kind] ?? catalogColumns()[kind] ?? [nameColumn, ageColumn];
 }
 
 export function columnDefinitions(kind: string): ColumnDefinition[] {
@@ -468,7 +469,8 @@ export function toTable(kind: string, objects: JsonObject[], listMetadata: JsonO
   const table: JsonObject = { kind: 'Table', apiVersion: options.apiVersion, metadata: listMetadata };
   if (!options.omitColumns) table.columnDefinitions = columnDefinitions(kind) as unknown as JsonValue;
   table.rows = objects.map((object) => {
-    const row: JsonObject = { cells: columns.map((c) => c.cell(object, options.now)) };
+    const printable = kind === 'Event' ? asCoreEvent(object) : object;
+    const row: JsonObject = { cells: columns.map((c) => c.cell(printable, options.now)) };
     const included = rowObject(object, options.includeObject, options.apiVersion);
     if (included !== undefined) row.object = included;
     return row;

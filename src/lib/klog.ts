@@ -7,6 +7,9 @@
  * file:line) and its key=value quoting are not what any Node logging library prints.
  * -v sets the verbosity; --vmodule raises it per module (glob on the module name without extension).
  */
+import {basename} from 'node:path';
+import {sourceLocation} from './source-location.js';
+
 export type Severity = 'I' | 'W' | 'E' | 'F';
 
 export interface VmoduleRule {
@@ -96,18 +99,22 @@ export function verbosityFor(module: string, verbosity: number, vmodule: readonl
 }
 
 /**
- * The caller's `file:line`, read from a stack trace (only when a line is written). Run from
- * source, that is the module's own file; run from the bundle, the line is the bundle's, so the
- * bundle file is named instead of pretending the line belongs to the source file.
+ * The caller's `file:line`, read from a stack trace (only when a line is written). Run from source,
+ * that is the source file itself; run from the bundle, the line table the build wrote from the
+ * bundle's source map gives the source file and line (./source-location.ts), and without one the
+ * bundle file is named rather than pretending its line belongs to a source file.
  */
 function callerLocation(module: string): string {
   const stack = new Error().stack?.split('\n') ?? [];
   // [0] "Error", [1] callerLocation, [2] emit, [3] Logger method, [4] the caller.
-  const match = /([^/\\(\s]+):(\d+):\d+\)?$/.exec(stack[4] ?? '');
+  const match = /\(?(?:file:\/\/)?([^()\s]+):(\d+):(\d+)\)?$/.exec(stack[4] ?? '');
   if (!match) return `${module}:0`;
-  const [, file, line] = match;
-  const base = module.replace(/^.*\//, '');
-  return file === base ? `${module}:${line}` : `${file}:${line}`;
+  const [, path, line, column] = match as unknown as [string, string, string, string];
+  if (/\.[cm]?js$/.test(path)) {
+    const source = sourceLocation(path, Number(line), Number(column));
+    if (source) return `${source.file}:${source.line}`;
+  }
+  return `${basename(path)}:${line}`;
 }
 
 export interface Logger {

@@ -17,11 +17,12 @@ export interface ParsedCommandLine {
 
 const flagCache = new WeakMap<OptionTable, Record<string, any>>();
 
-export async function parseCommandLine(program: Program, table: OptionTable, argv: readonly string[]): Promise<ParsedCommandLine> {
+/** `quiet`: options the program itself set, which get no deprecation or not-in-effect warning. */
+export async function parseCommandLine(program: Program, table: OptionTable, argv: readonly string[], quiet?: ReadonlySet<string>): Promise<ParsedCommandLine> {
   let flags = flagCache.get(table);
   if (!flags) flagCache.set(table, (flags = oclifFlagsFor(table)));
   const parsed = await parse(normalizeArgv(table, argv), {flags, args: {}, strict: false});
-  const options = resolveOptions(program, table, parsed.flags as RawFlags);
+  const options = resolveOptions(program, table, parsed.flags as RawFlags, quiet);
   for (const warning of options.warnings) process.stderr.write(`Warning: ${warning}\n`);
   return {options, argv: parsed.argv as string[]};
 }

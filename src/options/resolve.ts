@@ -52,7 +52,11 @@ export function applyNameSetDefaults(table: OptionTable, resolved: Pick<Resolved
   }
 }
 
-export function resolveOptions(program: Program, table: OptionTable, raw: RawFlags): ResolvedOptions {
+/**
+ * `quiet`: options a program set itself (orch up for its daemons); their deprecation and
+ * not-in-effect warnings would tell the user about something the user did not do.
+ */
+export function resolveOptions(program: Program, table: OptionTable, raw: RawFlags, quiet: ReadonlySet<string> = new Set()): ResolvedOptions {
   const n = nameSetFor(table, raw);
   const values: Record<string, unknown> = {};
   const explicit = new Set<string>();
@@ -83,11 +87,11 @@ export function resolveOptions(program: Program, table: OptionTable, raw: RawFla
         }
         values[spec.name] = value;
       }
-      if (spec.deprecated) {
+      if (spec.deprecated && !quiet.has(spec.name)) {
         const hint = typeof spec.deprecated === 'string' ? `; ${spec.deprecated}` : '';
         deprecated.push(`Flag --${spec.name} has been deprecated${hint}`);
       }
-      if (!spec.implemented && spec.name !== 'version') notImplemented.push(`--${spec.name}`);
+      if (!spec.implemented && spec.name !== 'version' && !quiet.has(spec.name)) notImplemented.push(`--${spec.name}`);
     } catch (error) {
       if (error instanceof OptionValueError) problems.push(error.message);
       else throw error;

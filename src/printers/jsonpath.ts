@@ -442,6 +442,18 @@ export class JsonPath {
     return full.map((r) => this.printResults(r)).join('');
   }
 
+  /** The values each part of the template selects (upstream's FindResults), for server-side printer columns. */
+  findAll(data: Value): Value[][] {
+    this.beginRange = this.inRange = this.endRange = 0;
+    this.lastEndNode = -1;
+    return this.findResults(data, 0);
+  }
+
+  /** One value as PrintResults renders it (text for scalars, JSON for lists and maps). */
+  printValue(value: Value): string {
+    return this.printResults([value]);
+  }
+
   private findResults(data: Value, start: number): Value[][] {
     const nodes = this.root.nodes;
     const cur = [data];

@@ -28,6 +28,7 @@ import {KeyValue} from './components/key-value.js';
 import {LogPane} from './components/log-pane.js';
 import {Table, type Cell, type StyledCell} from './components/table.js';
 import {humanDuration} from './components/duration.js';
+import {Uptime} from './components/uptime.js';
 import {useNow} from './components/use-now.js';
 import {useSnapshot} from './components/use-snapshot.js';
 
@@ -251,12 +252,12 @@ function podRows(p: AgentPodSnapshot, now: number): Cell[][] {
 
 // ---- components ----
 
-function Header({s}: {s: AgentSnapshot}) {
+function Header({s, now}: {s: AgentSnapshot; now: number}) {
   const serving = s.serving.map((e) => (e.name === 'server' ? e.url : `${e.name} ${e.url}`)).join(' · ');
   return (
     <Box flexDirection="column">
       <Text>
-        <Text bold>orch agent</Text> <Text dimColor>{s.version}</Text> <Text color="cyan">{s.nodeName}</Text>
+        <Text bold>orch agent</Text> <Text dimColor>{s.version}</Text> <Text color="cyan">{s.nodeName}</Text> <Uptime since={s.startedAt} now={now} />
       </Text>
       <KeyValue label="Mode" width={LABEL_WIDTH}>
         {s.mode === 'apiserver' ? (
@@ -468,7 +469,7 @@ function borderColor(s: AgentSnapshot): string {
 export function AgentPanel({s, now}: {s: AgentSnapshot; now: number}) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={borderColor(s)} paddingX={1}>
-      <Header s={s} />
+      <Header s={s} now={now} />
       <IsolationNote cgroups={s.cgroups} />
       {s.apiServer ? (
         <Box marginTop={1}>

@@ -13,10 +13,15 @@ import {LogPane} from './components/log-pane.js';
 import {Sparkline, useHistory} from './components/sparkline.js';
 import {formatMs, formatRate, topEntries} from './components/format.js';
 import {useSnapshot} from './components/use-snapshot.js';
+import {useNow} from './components/use-now.js';
+import {Uptime} from './components/uptime.js';
+import {systemClock, type Clock} from '../daemons/apiserver/lifecycle/clock.js';
 
 export interface ApiServerDashboardProps {
   emitter: StateEmitter<ApiServerSnapshot>;
   logs: LogBuffer;
+  /** Drives the uptime between snapshots; a FakeClock in tests. */
+  clock?: Clock;
 }
 
 /** Points in the request-rate sparkline: at 4 snapshots a second, the last ~10 seconds. */
@@ -34,11 +39,11 @@ const PHASE_COLOR: Record<ShutdownPhase, string> = {
 
 const CODE_CLASS_COLOR: Record<string, string> = {'2xx': 'green', '3xx': 'cyan', '4xx': 'yellow', '5xx': 'red'};
 
-function Header({s}: {s: ApiServerSnapshot}) {
+function Header({s, now}: {s: ApiServerSnapshot; now: number}) {
   return (
     <Box flexDirection="column">
       <Text>
-        <Text bold>orch apiserver</Text> <Text dimColor>{s.version}</Text> <Text color="cyan">{s.url}</Text>
+        <Text bold>orch apiserver</Text> <Text dimColor>{s.version}</Text> <Text color="cyan">{s.url}</Text> <Uptime since={s.startedAt} now={now} />
       </Text>
       <Text>
         <Text dimColor>orchconfig</Text> {s.orchconfigPath}
@@ -134,10 +139,10 @@ function Requests({s, rates}: {s: ApiServerSnapshot; rates: number[]}) {
 }
 
 /** The live panel for one snapshot. */
-export function ApiServerPanel({s, rates}: {s: ApiServerSnapshot; rates: number[]}) {
+export function ApiServerPanel({s, rates, now}: {s: ApiServerSnapshot; rates: number[]; now: number}) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={PHASE_COLOR[s.shutdown.phase]} paddingX={1}>
-      <Header s={s} />
+      <Header s={s} now={now} />
       <Box marginTop={1} flexDirection="column">
         <ShutdownLine shutdown={s.shutdown} />
         <Store store={s.store} />
@@ -158,13 +163,15 @@ export function ApiServerPanel({s, rates}: {s: ApiServerSnapshot; rates: number[
   );
 }
 
-export function ApiServerDashboard({emitter, logs}: ApiServerDashboardProps) {
+export function ApiServerDashboard({emitter, logs, clock = systemClock}: ApiServerDashboardProps) {
   const snapshot = useSnapshot(emitter);
+  const ticked = useNow(clock);
+  const now = snapshot ? Math.max(ticked, snapshot.at) : ticked;
   const rates = useHistory(snapshot, snapshot?.requests.ratePerSecond, RATE_HISTORY);
   return (
     <>
       <LogPane buffer={logs} />
-      {snapshot ? <ApiServerPanel s={snapshot} rates={rates} /> : <Text dimColor>orch apiserver starting…</Text>}
+      {snapshot ? <ApiServerPanel s={snapshot} rates={rates} now={now} /> : <Text dimColor>orch apiserver starting…</Text>}
     </>
   );
 }

@@ -21,6 +21,7 @@ import {KeyValue} from './components/key-value.js';
 import {LogPane} from './components/log-pane.js';
 import {Table, type Cell} from './components/table.js';
 import {humanDuration} from './components/duration.js';
+import {Uptime} from './components/uptime.js';
 import {useNow} from './components/use-now.js';
 import {useSnapshot} from './components/use-snapshot.js';
 
@@ -104,11 +105,11 @@ export function byAttention(nodes: readonly NodeSnapshot[]): NodeSnapshot[] {
 
 // ---- components ----
 
-function Header({s}: {s: ControllerManagerSnapshot}) {
+function Header({s, now}: {s: ControllerManagerSnapshot; now: number}) {
   return (
     <Box flexDirection="column">
       <Text>
-        <Text bold>orch controller-manager</Text> <Text dimColor>{s.version}</Text> <Text color="cyan">{s.servingUrl}</Text>
+        <Text bold>orch controller-manager</Text> <Text dimColor>{s.version}</Text> <Text color="cyan">{s.servingUrl}</Text> <Uptime since={s.startedAt} now={now} />
       </Text>
       <KeyValue label="Identity" width={LABEL_WIDTH}>
         {s.identity}
@@ -332,7 +333,7 @@ function NodeLifecycle({nl, now}: {nl: NodeLifecycleSnapshot; now: number}) {
 export function ControllerManagerPanel({s, now}: {s: ControllerManagerSnapshot; now: number}) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={ELECTION_COLOR[s.election.state]} paddingX={1}>
-      <Header s={s} />
+      <Header s={s} now={now} />
       <Box marginTop={1}>
         <LeaderElection s={s} now={now} />
       </Box>

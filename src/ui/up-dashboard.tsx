@@ -31,7 +31,7 @@ export function UpDashboard({emitter, logs}: {emitter: StateEmitter<UpSnapshot>;
     <>
       <LogPane buffer={logs} />
       <Box flexDirection="column">
-        {s?.apiserver ? <ApiServerPanel s={s.apiserver} rates={rates} /> : <Text dimColor>orch apiserver starting…</Text>}
+        {s?.apiserver ? <ApiServerPanel s={s.apiserver} rates={rates} now={now} /> : <Text dimColor>orch apiserver starting…</Text>}
         {s?.controllerManager ? <ControllerManagerPanel s={s.controllerManager} now={now} /> : <Text dimColor>orch controller-manager starting…</Text>}
         {s?.agent ? <AgentPanel s={s.agent} now={now} /> : <Text dimColor>orch agent starting…</Text>}
       </Box>

@@ -1,7 +1,7 @@
 /**
  * `orch patch -i` on a real terminal: tmux runs the CLI in a pseudo-terminal, the test answers the
- * Ink prompt with send-keys and reads the screen with capture-pane. Skipped with a message when
- * tmux is not installed (.ci/run installs it).
+ * Ink prompt with send-keys and reads the screen with capture-pane. Fails with a message naming the
+ * package when tmux is not installed (./scripts/test.sh installs it).
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {execFileSync, spawnSync} from 'node:child_process';
@@ -9,10 +9,8 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {orchBin} from '../helpers/run-orch.js';
+import {requireTool} from '../helpers/tools.js';
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-if (!hasTmux) console.warn('tmux is not installed: skipping the interactive terminal test (apt-get install tmux)');
-const maybe = hasTmux ? describe : describe.skip;
 
 let dir: string;
 const sockets: string[] = [];
@@ -49,7 +47,8 @@ async function screenAfter(keys: string, waitFor: RegExp): Promise<string> {
   return capture();
 }
 
-maybe('orch patch -i on a terminal', () => {
+describe('orch patch -i on a terminal', () => {
+  beforeAll(() => requireTool('tmux', 'tmux'));
   it('shows the diff, and prints the result after y', async () => {
     const screen = await screenAfter('y', /EXIT=\d/);
     expect(screen).toContain('-    app: web');

@@ -11,6 +11,7 @@ import {join} from 'node:path';
 import {orchBin, repoRoot} from '../helpers/run-orch.js';
 import {freePort, kubectl} from '../helpers/apiserver.js';
 import {waitForBuild} from '../helpers/controller-manager.js';
+import {requireTool} from '../helpers/tools.js';
 
 interface Ports {
   api: number;
@@ -194,8 +195,7 @@ describe('orch up', () => {
   }, 30_000);
 });
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-(hasTmux ? describe : describe.skip)('orch up dashboard on a terminal', () => {
+describe('orch up dashboard on a terminal', () => {
   const socket = `orch-up-${process.pid}`;
   let dir: string;
   afterAll(() => {
@@ -204,6 +204,7 @@ const hasTmux = spawnSync('tmux', ['-V']).status === 0;
   });
 
   it('shows the readyz checks and the leader state', async () => {
+    requireTool('tmux', 'tmux');
     await waitForBuild();
     dir = mkdtempSync(join(tmpdir(), 'orch-up-tty-'));
     const p = await ports();

@@ -125,16 +125,18 @@ describe('node lease', () => {
     expect(clock.pending).toBe(0);
   });
 
-  it('waits for the Node before creating the lease', async () => {
+  it('creates the lease at once without an owner while the Node is missing, and adds the owner once it is there', async () => {
     const api = new FakeApi();
     const { clock, lease } = controller(api);
     lease.start();
+    await clock.advance(0);
+    expect(api.lease()?.spec.renewTime).toBe(micro(T0));
+    expect(api.lease()?.metadata.ownerReferences).toBeUndefined();
     await clock.advance(10_000);
-    expect(api.lease()).toBeUndefined();
-    expect(api.calls).not.toContain('createLease');
+    expect(api.lease()?.metadata.ownerReferences).toBeUndefined();
     api.addNode('w1');
     await clock.advance(10_000);
-    expect(api.lease()?.metadata.ownerReferences?.[0].uid).toBe('uid-w1');
+    expect(api.lease()?.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: 'w1', uid: 'uid-w1' }]);
     expect(api.lease()?.spec.renewTime).toBe(micro(T0 + 20_000));
     await lease.stop();
   });

@@ -11,6 +11,8 @@ import {
   NodeStatusManager,
   restNodeClient,
 } from '../../src/daemons/agent/node/index.js';
+import { REGISTRATION_INITIAL_BACKOFF_MS } from '../../src/daemons/agent/node/status-manager.js';
+import { names } from '../../src/api/names.js';
 import { startTestApi, type TestApi } from '../helpers/memory-store.js';
 
 const GiB = 2 ** 30;
@@ -228,6 +230,25 @@ describe('status posts', () => {
     await m.syncNodeStatus();
     await expect(getNode()).rejects.toMatchObject({ reason: 'NotFound' });
     expect(m.snapshot()).toMatchObject({ registerNode: false, registered: false });
+  });
+});
+
+describe('the lease timing (fake clock)', () => {
+  it('is created right when the Node is registered, owned by it, with no wait for a renew interval', async () => {
+    const clock = new FakeClock(T0);
+    const { m } = manager({ clock });
+    m.start();
+    try {
+      const leasePath = `/apis/${names().groups.coordination}/v1/namespaces/${names().namespaces.nodeLease}/leases/worker-1`;
+      // Registration waits its first back-off (100 ms), as upstream; the clock goes no further.
+      await clock.advance(REGISTRATION_INITIAL_BACKOFF_MS);
+      await waitFor(async () => (await rest.get<LeaseObject>(leasePath).catch(() => undefined)) !== undefined);
+      const lease = await rest.get<LeaseObject>(leasePath);
+      expect(lease.spec.renewTime).toBe(new Date(T0 + REGISTRATION_INITIAL_BACKOFF_MS).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z'));
+      expect(lease.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: 'worker-1', uid: (await getNode()).metadata.uid }]);
+    } finally {
+      await m.stop();
+    }
   });
 });
 

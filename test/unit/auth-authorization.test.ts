@@ -216,6 +216,11 @@ describe('bootstrap policy', () => {
       'system:public-info-viewer': ['Group:system:authenticated', 'Group:system:unauthenticated'],
       'system:orch-controller-manager': ['User:system:orch-controller-manager'],
     });
+    // metrics-server's reader role, aggregated into admin, edit and view, for the metrics API served here.
+    expect(bootstrapClusterRoles().find((r) => r.metadata.name === 'system:aggregated-metrics-reader')).toMatchObject({
+      metadata: {labels: {'rbac.orch.io/aggregate-to-admin': 'true', 'rbac.orch.io/aggregate-to-edit': 'true', 'rbac.orch.io/aggregate-to-view': 'true'}},
+      rules: [{verbs: ['get', 'list', 'watch'], apiGroups: ['metrics.orch.io'], resources: ['pods', 'nodes']}],
+    });
     for (const object of [...bootstrapClusterRoles(), ...bootstrapClusterRoleBindings()]) {
       expect(object.apiVersion).toBe('rbac.orch.io/v1');
       expect(JSON.stringify(object)).not.toMatch(/k8s\.io|kubernetes\.io|kube-/);

@@ -149,7 +149,7 @@ describe('garbage collector against the REST API', () => {
         apiVersion: 'apiextensions.orch.io/v1',
         kind: 'CustomResourceDefinition',
         metadata: {name: 'widgets.example.com'},
-        spec: {group: 'example.com', scope: 'Namespaced', names: {plural: 'widgets', kind: 'Widget'}, versions: [{name: 'v1', served: true, storage: true}]},
+        spec: {group: 'example.com', scope: 'Namespaced', names: {plural: 'widgets', kind: 'Widget'}, versions: [{name: 'v1', served: true, storage: true, schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}}}]},
       },
     });
     const widgets = `/apis/example.com/v1/namespaces/${NS}/widgets`;

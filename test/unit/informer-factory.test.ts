@@ -1,5 +1,6 @@
 /** SharedInformerFactory: one informer (one list and one watch) per resource, handlers from many controllers. */
 import { describe, expect, it } from '@jest/globals';
+import { getEventListeners } from 'node:events';
 import type { Logger } from '../../src/lib/klog.js';
 import { FakeClock } from '../../src/client/informers/clock.js';
 import { SharedInformerFactory } from '../../src/client/informers/factory.js';
@@ -117,5 +118,38 @@ describe('SharedInformerFactory', () => {
     expect(calls).toBe(2);
     expect([factory.informerFor(PODS).options.resyncPeriodMs, factory.informerFor(DEPLOYMENTS).options.resyncPeriodMs]).toEqual([1000, 2000]);
     await factory.shutdown();
+  });
+});
+
+describe('waiting for the caches of many informers', () => {
+  it('listens once on the caller\'s signal (no MaxListenersExceededWarning), ends on abort, and leaves no listener', async () => {
+    const factory = new SharedInformerFactory({
+      listWatcherFor: () => {
+        const lw = new FakeListWatcher<Unstructured>();
+        lw.onList = () => new Promise(() => undefined); // never lists: the caches never sync
+        return lw;
+      },
+      clock: new FakeClock(),
+      logger: quiet,
+    });
+    for (let i = 0; i < 15; i++) factory.informerFor({ group: 'example', version: 'v1', resource: `things${i}` });
+    factory.start();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const stop = new AbortController();
+      const waiting = factory.waitForCacheSync({ signal: stop.signal });
+      expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
+      stop.abort();
+      const synced = await waiting;
+      expect(Object.values(synced)).toEqual(Array(15).fill(false));
+      expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await factory.shutdown();
+    }
   });
 });

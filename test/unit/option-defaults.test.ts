@@ -7,6 +7,7 @@ import {patchOptions} from '../../src/options/patch.js';
 import {parseOptionValue, formatOptionValue} from '../../src/options/types.js';
 import {expandHome, resolveOptions, OptionsError} from '../../src/options/resolve.js';
 import type {OptionTable} from '../../src/options/spec.js';
+import {setByUpOnly} from '../../src/cmd/up/pass-through.js';
 
 const tables: Array<[string, OptionTable]> = [
   ['apiserver', apiserverOptions],
@@ -38,6 +39,17 @@ describe('resolveOptions', () => {
     const r = resolveOptions('apiserver', apiserverOptions, {'admission-control': ['NamespaceLifecycle']});
     expect(r.warnings.filter((w) => w.includes('deprecated'))).toHaveLength(1);
     expect(r.warnings[0]).toMatch(/^Flag --admission-control has been deprecated/);
+  });
+
+  it('gives no warning for options the program set itself (orch up for its daemons), and still for the user\'s', () => {
+    const defaults = {'fail-swap-on': 'false', 'root-dir': '/tmp/x'};
+    const user = ['port=10260'];
+    const quiet = setByUpOnly(defaults, user);
+    expect([...quiet].sort()).toEqual(['fail-swap-on', 'root-dir']);
+    const r = resolveOptions('agent', agentOptions, {'fail-swap-on': 'false', 'root-dir': '/tmp/x', port: '10260'}, quiet);
+    expect(r.warnings).toEqual(['Flag --port has been deprecated; set it in the --config file instead']);
+    // The user giving the same option again gets the warning.
+    expect(setByUpOnly(defaults, ['--fail-swap-on=false']).has('fail-swap-on')).toBe(false);
   });
 
   it('collects every bad value before stopping, each naming its option', () => {

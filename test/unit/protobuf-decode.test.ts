@@ -18,7 +18,7 @@ import { ApiError } from '../../src/api/status.js';
 const fixtureDir = join(process.cwd(), 'test/fixtures/protobuf');
 interface Fixture { name: string; kubectl: string; path: string; contentType: string }
 const fixtures = JSON.parse(readFileSync(join(fixtureDir, 'fixtures.json'), 'utf8')) as Fixture[];
-const decodable = fixtures.filter((f) => f.name !== 'quota');
+const decodable = fixtures.filter((f) => f.name !== 'token');
 const body = (name: string) => readFileSync(join(fixtureDir, `${name}.bin`));
 const expected = (name: string) => JSON.parse(readFileSync(join(fixtureDir, `${name}.json`), 'utf8'));
 
@@ -35,13 +35,13 @@ describe('kubectl bodies', () => {
   });
 
   it('refuses a kind without a schema with a 415 naming it', () => {
-    expect(() => decodeProtobufObject(body('quota'))).toThrow(UnsupportedKindError);
-    const error = catchError(() => decodeProtobufBody(body('quota')));
+    expect(() => decodeProtobufObject(body('token'))).toThrow(UnsupportedKindError);
+    const error = catchError(() => decodeProtobufBody(body('token')));
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toMatchObject({
       code: 415,
       reason: 'UnsupportedMediaType',
-      message: 'ResourceQuota (v1) cannot be sent as protobuf to this server; send it as JSON instead (kubectl create -f FILE, or -o json)',
+      message: 'TokenRequest (authentication.k8s.io/v1) cannot be sent as protobuf to this server; send it as JSON instead (kubectl create -f FILE, or -o json)',
     });
   });
 });

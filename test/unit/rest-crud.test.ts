@@ -37,7 +37,7 @@ describe('create', () => {
     expect(meta.namespace).toBe('default');
     expect(meta.generation).toBeUndefined();
     expect(meta.managedFields).toEqual([
-      { manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2024-01-02T03:04:05Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } },
+      { manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2024-01-02T03:04:05Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } },
     ]);
     const got = await call(api, 'GET', `${CM}/c1`);
     expect(got.body).toEqual(reply.body);
@@ -229,7 +229,8 @@ describe('patch', () => {
     ['failing json patch', 'application/json-patch+json', [{ op: 'test', path: '/spec/replicas', value: 7 }], 422, 'Invalid',
       'the server rejected our request due to an error in our request'],
     ['not a json patch', 'application/json-patch+json', '{"op":"add"}', 400, 'BadRequest', expect.any(String)],
-    ['server-side apply', 'application/apply-patch+yaml', 'spec: {}', 415, 'UnsupportedMediaType', expect.stringContaining('server-side apply (application/apply-patch+yaml) is not supported yet')],
+    ['server-side apply without fieldManager', 'application/apply-patch+yaml', 'spec: {}', 422, 'Invalid',
+      expect.stringMatching(/^PatchOptions\.meta\.[a-z0-9.]+ "" is invalid: fieldManager: Required value: is required for apply patch$/)],
     ['unknown type', 'text/plain', '{}', 415, 'UnsupportedMediaType',
       'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml'],
     ['stale resourceVersion in the patch', 'application/merge-patch+json', { metadata: { resourceVersion: '1' } }, 409, 'Conflict',

@@ -42,6 +42,9 @@ describe('discovery', () => {
     expect(groups.body.apiVersion).toBe('v1');
     expect(groups.body.groups.map((g: { name: string }) => g.name)).toEqual([
       'apps', 'batch', 'coordination.orch.io', 'rbac.orch.io', 'scheduling.orch.io', 'discovery.orch.io', 'apiextensions.orch.io',
+      // The catalog's groups (src/api/resource-catalog), by name.
+      'admissionregistration.orch.io', 'apiregistration.orch.io', 'authentication.orch.io', 'authorization.orch.io', 'autoscaling', 'certificates.orch.io',
+      'events.orch.io', 'flowcontrol.apiserver.orch.io', 'networking.orch.io', 'node.orch.io', 'policy', 'resource.orch.io', 'storage.orch.io',
     ]);
     const apps = await call(api, 'GET', '/apis/apps');
     expect(apps.body).toEqual({
@@ -59,7 +62,7 @@ describe('discovery', () => {
     expect(reply.body).toMatchObject({ major: '1', minor: '32', gitVersion: 'v1.32.0-orch', platform: 'linux/amd64' });
   });
 
-  it('serves OpenAPI v3 stubs that tell kubectl fieldValidation is supported, and an empty v2 document', async () => {
+  it('serves OpenAPI v3 per group with hashes, and v2 as JSON and as the protobuf kubectl asks for', async () => {
     const root = await call(api, 'GET', '/openapi/v3');
     const url = root.body.paths['apis/apps/v1'].serverRelativeURL;
     expect(url).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=/);
@@ -69,11 +72,12 @@ describe('discovery', () => {
     expect(patch.parameters).toContainEqual(expect.objectContaining({ name: 'fieldValidation', in: 'query' }));
     const v2 = await call(api, 'GET', '/openapi/v2');
     expect(v2.status).toBe(200);
-    expect(v2.body).toMatchObject({ swagger: '2.0', definitions: {} });
-    // What kubectl asks for: protobuf, gnostic's Document with field 1 (swagger) = "2.0".
+    expect(v2.body.swagger).toBe('2.0');
+    expect(Object.keys(v2.body.definitions)).toContain('io.k8s.api.apps.v1.Deployment');
+    // What kubectl asks for: protobuf, gnostic's Document, field 1 (swagger) = "2.0" first.
     const pb = await call(api, 'GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
     expect(pb.headers.get('content-type')).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
-    expect(Buffer.from(pb.text)).toEqual(Buffer.from([0x0a, 0x03, ...Buffer.from('2.0')]));
+    expect([...Buffer.from(pb.text).subarray(0, 5)]).toEqual([0x0a, 0x03, ...Buffer.from('2.0')]);
   });
 
   it('leaves other paths to the caller', async () => {
@@ -82,6 +86,8 @@ describe('discovery', () => {
   });
 });
 
+/** A schema that keeps every field (upstream requires a schema per version). */
+const ANY = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
 const crd = (scope = 'Namespaced') => ({
   apiVersion: 'apiextensions.orch.io/v1',
   kind: 'CustomResourceDefinition',
@@ -91,8 +97,8 @@ const crd = (scope = 'Namespaced') => ({
     scope,
     names: { plural: 'widgets', kind: 'Widget', shortNames: ['wd'] },
     versions: [
-      { name: 'v1', served: true, storage: true, subresources: { status: {} } },
-      { name: 'v1beta1', served: true, storage: false },
+      { name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: ANY },
+      { name: 'v1beta1', served: true, storage: false, schema: ANY },
     ],
   },
 });
@@ -177,7 +183,7 @@ describe('custom resources', () => {
   it.each([
     ['name not plural.group', { metadata: { name: 'wrong.example.com' } }, 'metadata.name: Invalid value: "wrong.example.com": must be spec.names.plural+"."+spec.group'],
     ['group without a dot', { metadata: { name: 'widgets.example' }, spec: { ...crd().spec, group: 'example' } }, 'spec.group: Invalid value: "example": should be a domain with at least one dot'],
-    ['two storage versions', { spec: { ...crd().spec, versions: [{ name: 'v1', served: true, storage: true }, { name: 'v2', served: true, storage: true }] } },
+    ['two storage versions', { spec: { ...crd().spec, versions: [{ name: 'v1', served: true, storage: true, schema: ANY }, { name: 'v2', served: true, storage: true, schema: ANY }] } },
       'must have exactly one version marked as storage version'],
   ])('invalid CRD: %s', async (_name, override, message) => {
     const reply = await call(api, 'POST', '/apis/apiextensions.orch.io/v1/customresourcedefinitions', { body: { ...crd(), ...override } });

@@ -57,10 +57,11 @@ describe('field selectors', () => {
 
 describe('managed fields', () => {
   const base = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', uid: 'u', labels: { a: '1' } }, data: { x: '1' } };
+  // Encoded as upstream's structured-merge-diff does: a node added as a whole is a member itself (`.`).
   it('records the fields a create sets, keyed lists by name', () => {
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
     expect(updateManagedFields({ previous: undefined, next: pod, manager: 'm', apiVersion: 'v1', time: 't' })[0]!.fieldsV1).toEqual({
-      'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
+      'f:spec': { 'f:containers': { '.': {}, 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
     });
   });
 
@@ -69,7 +70,7 @@ describe('managed fields', () => {
     const next = { ...created, data: { x: '2' } };
     const entries = updateManagedFields({ previous: created, next, manager: 'patcher', apiVersion: 'v1', time: 't1' });
     expect(entries).toEqual([
-      { manager: 'creator', operation: 'Update', apiVersion: 'v1', time: 't0', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:a': {} } } } },
+      { manager: 'creator', operation: 'Update', apiVersion: 'v1', time: 't0', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {}, 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } } },
       { manager: 'patcher', operation: 'Update', apiVersion: 'v1', time: 't1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:x': {} } } },
     ]);
   });

@@ -181,6 +181,7 @@ function snapshot(overrides: Partial<AgentSnapshot> = {}): AgentSnapshot {
     maxPods: 110,
     cgroups: true,
     eviction: eviction(),
+    startedAt: T0 - 5_000,
     at: T0,
     ...overrides,
   };
@@ -201,6 +202,16 @@ function mount(initial?: AgentSnapshot) {
 }
 
 describe('the agent dashboard', () => {
+  it('shows it is live when nothing changes: the uptime moves every second', async () => {
+    const {frame, advance, unmount} = mount(snapshot());
+    expect(frame()).toContain('orch agent v0.1.0 node-1 up 5s');
+    await advance(1000);
+    expect(frame()).toContain('orch agent v0.1.0 node-1 up 6s');
+    await advance(120_000);
+    expect(frame()).toContain('up 2m6s');
+    unmount();
+  });
+
   it('says it is starting (with the isolation note) until the first snapshot, then shows the header', async () => {
     const {frame, emitter, unmount} = mount();
     expect(frame()).toContain('orch agent starting');

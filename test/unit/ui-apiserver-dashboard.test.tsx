@@ -32,6 +32,7 @@ function snapshot(overrides: Partial<ApiServerSnapshot> = {}): ApiServerSnapshot
     },
     watches: {open: 12, byResource: {pods: 5, nodes: 3, configmaps: 2, leases: 1, services: 1}},
     shutdown: {phase: 'serving normally', inFlight: 0, longRunning: 0},
+    startedAt: -3_000,
     at: 0,
     ...overrides,
   };
@@ -47,11 +48,21 @@ function mount(initial?: ApiServerSnapshot) {
   const emitter = new StateEmitter<ApiServerSnapshot>({clock, ignoreKeys: ['at']});
   const logs = new LogBuffer();
   if (initial) emitter.update(initial);
-  const app = render(<ApiServerDashboard emitter={emitter} logs={logs} />);
+  const app = render(<ApiServerDashboard emitter={emitter} logs={logs} clock={clock} />);
   return {clock, emitter, logs, ...app, frame: () => app.lastFrame() ?? ''};
 }
 
 describe('the apiserver dashboard', () => {
+  it('shows it is live when nothing changes: the uptime moves every second', async () => {
+    const {frame, clock, unmount} = mount(snapshot());
+    await tick();
+    expect(frame()).toContain('orch apiserver v0.1.0 https://127.0.0.1:6443 up 3s');
+    await clock.advance(1000);
+    await tick();
+    expect(frame()).toContain('https://127.0.0.1:6443 up 4s');
+    unmount();
+  });
+
   it('says it is starting until the first snapshot', async () => {
     const {frame, emitter, unmount} = mount();
     expect(frame()).toContain('starting');

@@ -81,6 +81,7 @@ function snapshot(overrides: Partial<ControllerManagerSnapshot> = {}): Controlle
       {name: 'namespace', workers: 10, queueDepth: 0},
     ],
     nodeLifecycle: nodeLifecycle(),
+    startedAt: T0 - 61_000,
     at: T0,
     ...overrides,
   };
@@ -105,6 +106,14 @@ function mount(initial?: ControllerManagerSnapshot) {
 }
 
 describe('the controller-manager dashboard', () => {
+  it('shows it is live when nothing changes: the uptime moves every second', async () => {
+    const {frame, advance, unmount} = mount(snapshot());
+    expect(frame()).toMatch(/orch controller-manager \S+ \S+ up 61s/);
+    await advance(1000);
+    expect(frame()).toMatch(/orch controller-manager \S+ \S+ up 62s/);
+    unmount();
+  });
+
   it('says it is starting until the first snapshot, then shows the header', async () => {
     const {frame, emitter, unmount} = mount();
     expect(frame()).toContain('orch controller-manager starting');

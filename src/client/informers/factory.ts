@@ -4,6 +4,7 @@
  * the shared informer. `start()` runs the informers asked for so far (call it again after asking
  * for more); `waitForCacheSync()` waits for the started ones.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../../lib/klog.js';
 import type { BackoffOptions } from './backoff.js';
 import type { TimerClock } from './clock.js';
@@ -78,8 +79,21 @@ export class SharedInformerFactory {
   /** Waits for every started informer; the result says which synced (by resource key). */
   async waitForCacheSync(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Record<string, boolean>> {
     const started = [...this.informers].filter(([, informer]) => informer.isStarted);
-    const results = await Promise.all(started.map(([, informer]) => informer.waitForSync(options)));
-    return Object.fromEntries(started.map(([key], i) => [key, results[i]]));
+    // One listener on the caller's signal, relayed to a signal of our own that each informer's wait
+    // listens to (and stops listening to when it ends): a caller's signal with one listener per
+    // informer would trip Node's MaxListenersExceededWarning past ten informers.
+    const outer = options.signal;
+    const inner = new AbortController();
+    setMaxListeners(started.length + 1, inner.signal);
+    const relay = () => inner.abort();
+    if (outer?.aborted) inner.abort();
+    else outer?.addEventListener('abort', relay, { once: true });
+    try {
+      const results = await Promise.all(started.map(([, informer]) => informer.waitForSync({ ...options, signal: inner.signal })));
+      return Object.fromEntries(started.map(([key], i) => [key, results[i]]));
+    } finally {
+      outer?.removeEventListener('abort', relay);
+    }
   }
 
   /** Stops every informer; the factory starts nothing afterwards. */

@@ -5,7 +5,7 @@
  */
 import {readFile} from 'node:fs/promises';
 import {applyPatch, type JsonObject, type JsonValue} from '../../patch/index.js';
-import {decodeObjects, looksLikeJson, parseDocuments} from '../../resources/decode.js';
+import {decodeObjects, parseDocuments} from '../../resources/decode.js';
 import {flattenLists, type ApiObject} from '../../resources/object.js';
 import {readSources} from '../../resources/sources.js';
 import {UserError} from '../../lib/errors.js';
@@ -52,15 +52,18 @@ export async function readPatchText(o: PatchOptions): Promise<string> {
   }
 }
 
-/** The patch text as JSON: JSON text as is, YAML converted (kubectl accepts both). */
+/**
+ * The patch text as JSON, as kubectl's yaml.ToJSON reads it for every --type: text starting with `{`
+ * is JSON only; anything else is YAML (JSON being YAML too), so a JSON patch in flow style,
+ * `[{op: remove, path: /spec/x}]`, is accepted. JSON is tried first, so that the YAML reader loads
+ * only for YAML.
+ */
 export async function parsePatch(text: string): Promise<unknown> {
   if (text.trim() === '') throw new UserError('the patch is empty: give a JSON or YAML patch with -p or --patch-file');
   try {
     return JSON.parse(text);
   } catch (error) {
-    // As kubectl does: text that starts like JSON is read as JSON only, so a typo in a JSON patch
-    // is reported as such instead of being reread as some YAML value.
-    if (looksLikeJson(text)) throw new UserError(`invalid JSON document in the patch: ${(error as Error).message}`);
+    if (text.trimStart().startsWith('{')) throw new UserError(`invalid JSON document in the patch: ${(error as Error).message}`);
   }
   let docs: unknown[];
   try {

@@ -5,6 +5,12 @@
  */
 import {UserError} from '../../lib/errors.js';
 
+/** The keys orch up sets for a daemon that the user's entries do not override (they get no warnings). */
+export function setByUpOnly(defaults: Record<string, string>, userArgs: readonly string[]): Set<string> {
+  const user = new Set(userArgs.map((arg) => arg.replace(/^--?/, '').split('=')[0]));
+  return new Set(Object.keys(defaults).filter((key) => !user.has(key)));
+}
+
 /** `key=value` or `--key=value` entries; a later entry for the same key wins. */
 export function mergeDaemonArgs(daemon: string, defaults: Record<string, string>, userArgs: readonly string[]): string[] {
   const merged = new Map(Object.entries(defaults));

@@ -25,7 +25,7 @@ import {ApiStatusError} from '../../client/errors.js';
 import {names, selectNames, type NameSetId} from '../../api/names.js';
 import {UserError} from '../../lib/errors.js';
 import {nodeStatusDeps} from '../agent/run.js';
-import {mergeDaemonArgs} from './pass-through.js';
+import {mergeDaemonArgs, setByUpOnly} from './pass-through.js';
 import {configureKlog, klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {UpSnapshot} from '../../ui/up-dashboard.js';
@@ -77,8 +77,9 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
   const {users} = names();
   const nodeName = hostname().toLowerCase();
   const apiDir = join(o.dataDir, 'apiserver');
-  const apiArgs = mergeDaemonArgs('apiserver', {'data-dir': apiDir, 'authorization-mode': 'Node,RBAC', 'anonymous-auth': 'false', names: nameSetId}, o.apiserverArgs);
-  const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs);
+  const apiDefaults = {'data-dir': apiDir, 'authorization-mode': 'Node,RBAC', 'anonymous-auth': 'false', names: nameSetId};
+  const apiArgs = mergeDaemonArgs('apiserver', apiDefaults, o.apiserverArgs);
+  const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs, setByUpOnly(apiDefaults, o.apiserverArgs));
   checkNames('apiserver', api.options.values, nameSetId);
   const apiConfig = apiServerConfig(api.options.values, o.version);
 
@@ -128,32 +129,26 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
     await bindComponentRoles(admin);
     admin.close();
 
-    const cmArgs = mergeDaemonArgs(
-      'controller-manager',
-      {orchconfig: cmOrchconfig, controllers: '*,scheduler', 'cert-dir': join(o.dataDir, 'controller-manager', 'pki'), names: nameSetId},
-      o.controllerManagerArgs,
-    );
-    const cm = await parseCommandLine('controller-manager', controllerManagerOptions, cmArgs);
+    const cmDefaults = {orchconfig: cmOrchconfig, controllers: '*,scheduler', 'cert-dir': join(o.dataDir, 'controller-manager', 'pki'), names: nameSetId};
+    const cmArgs = mergeDaemonArgs('controller-manager', cmDefaults, o.controllerManagerArgs);
+    const cm = await parseCommandLine('controller-manager', controllerManagerOptions, cmArgs, setByUpOnly(cmDefaults, o.controllerManagerArgs));
     checkNames('controller-manager', cm.options.values, nameSetId);
     controllerManager = new ControllerManager(controllerManagerConfig(cm.options.values, o.version));
     await controllerManager.start();
     cmRun = controllerManager.run();
 
-    const agentArgs = mergeDaemonArgs(
-      'agent',
-      {
-        orchconfig: agentOrchconfig,
-        'root-dir': join(o.dataDir, 'agent'),
-        'cert-dir': join(o.dataDir, 'agent', 'pki'),
-        'hostname-override': nodeName,
-        // orch up is the all-in-one development setup: it runs on hosts with cgroup v1 or swap too.
-        'fail-cgroupv1': 'false',
-        'fail-swap-on': 'false',
-        names: nameSetId,
-      },
-      o.agentArgs,
-    );
-    const agentCli = await parseCommandLine('agent', agentOptions, agentArgs);
+    const agentDefaults = {
+      orchconfig: agentOrchconfig,
+      'root-dir': join(o.dataDir, 'agent'),
+      'cert-dir': join(o.dataDir, 'agent', 'pki'),
+      'hostname-override': nodeName,
+      // orch up is the all-in-one development setup: it runs on hosts with cgroup v1 or swap too.
+      'fail-cgroupv1': 'false',
+      'fail-swap-on': 'false',
+      names: nameSetId,
+    };
+    const agentArgs = mergeDaemonArgs('agent', agentDefaults, o.agentArgs);
+    const agentCli = await parseCommandLine('agent', agentOptions, agentArgs, setByUpOnly(agentDefaults, o.agentArgs));
     checkNames('agent', agentCli.options.values, nameSetId);
     const loaded = await loadAgentConfiguration({flags: agentCli.options});
     agent = new Agent(loaded, await nodeStatusDeps(loaded, o.version));

@@ -10,9 +10,10 @@ import {ProcessRuntime, type Pod as RuntimePod, type PodStatus} from './runtime/
 import {EvictionManager, buildEvictionConfig, collectSignals, type EvictionPod, type PressureCondition} from './eviction/index.js';
 import type {EvictionContainer} from './eviction/types.js';
 import {parseQuantity} from '../../options/quantity.js';
-import {AgentServers, AgentMetrics, serverConfigFromOptions, type PodStats, type Summary} from './server/index.js';
+import {AgentServers, AgentMetrics, serverConfigFromOptions} from './server/index.js';
 import type {StreamingProviders} from './streaming/server.js';
 import {runtimeStreamingProviders} from './streaming/providers.js';
+import {StatsCollector} from './stats/index.js';
 import {PodSources, podSource, isStaticPod, type PodUpdate, type SourcePod} from './sources/index.js';
 import {podFromRuntime, type AgentSnapshot, type AgentPodSnapshot} from './state.js';
 import type {LoadedAgentConfiguration} from './config/index.js';
@@ -180,6 +181,7 @@ export class Agent {
     await this.sources.start();
     this.informers?.start();
 
+    const stats = this.statsCollector(rootDir);
     this.servers = new AgentServers({
       config: serverConfigFromOptions(o),
       providers: {
@@ -189,7 +191,7 @@ export class Agent {
           const pod = [...this.pods.values()].find((p) => p.metadata.namespace === ns && p.metadata.name === name);
           return pod ? this.runtime.logPath(pod.metadata.uid as string, container, previous) : undefined;
         },
-        stats: () => this.statsSummary(rootDir),
+        stats: () => stats.summary(),
         health: () => this.syncLoopHealth(),
         streaming: this.streamingProviders(),
       },
@@ -222,37 +224,24 @@ export class Agent {
     if (problem) throw new Error(problem);
   }
 
-  /** /stats/summary: node memory and filesystem from this machine's signals, per-pod memory and process counts. */
-  private async statsSummary(rootDir: string): Promise<Summary> {
-    const {observations, time} = await collectSignals({rootDir});
-    const at = new Date(time).toISOString();
-    const memory = observations['memory.available'];
-    const fs = observations['nodefs.available'];
-    const inodes = observations['nodefs.inodesFree'];
-    const pods: PodStats[] = [];
-    for (const snap of this.runtime.snapshot()) {
-      const pids = this.runtime.podPids(snap.uid);
-      let rssBytes = 0;
-      for (const pid of pids) rssBytes += await rssBytesOf(pid);
-      pods.push({
-        podRef: {name: snap.name, namespace: snap.namespace, uid: snap.uid},
-        startTime: snap.status.startTime ?? at,
-        containers: snap.containers.map((c) => ({name: c.name, startTime: c.status?.state?.running?.startedAt ?? at})),
-        memory: {time: at, workingSetBytes: rssBytes, rssBytes},
-        process_stats: {process_count: pids.length},
-      });
-    }
-    return {
-      node: {
-        nodeName: this.nodeName,
-        startTime: this.startedAt,
-        ...(memory ? {memory: {time: at, availableBytes: memory.available, workingSetBytes: memory.capacity - memory.available}} : {}),
-        ...(fs
-          ? {fs: {time: at, availableBytes: fs.available, capacityBytes: fs.capacity, usedBytes: fs.capacity - fs.available, ...(inodes ? {inodesFree: inodes.available, inodes: inodes.capacity} : {})}}
-          : {}),
+  /** /stats/summary and /metrics/resource: CPU and memory of the node, each pod and container, from /proc. */
+  private statsCollector(rootDir: string): StatsCollector {
+    return new StatsCollector({
+      nodeName: this.nodeName,
+      startTime: this.startedAt,
+      pods: () =>
+        this.runtime.snapshot().map((snap) => ({
+          uid: snap.uid,
+          name: snap.name,
+          namespace: snap.namespace,
+          startTime: snap.status.startTime,
+          containers: snap.containers.map((c) => ({name: c.name, pid: c.pid, startTime: c.status?.state?.running?.startedAt})),
+        })),
+      signals: async () => {
+        const {observations, time} = await collectSignals({rootDir});
+        return {time, memory: observations['memory.available'], fs: observations['nodefs.available'], inodes: observations['nodefs.inodesFree']};
       },
-      pods,
-    };
+    });
   }
 
   private async getObject(path: string): Promise<Record<string, unknown> | undefined> {
@@ -448,6 +437,7 @@ export class Agent {
       maxPods: this.maxPods(),
       cgroups: this.runtime?.cgroupsEnabled,
       eviction: this.eviction?.snapshot(),
+      startedAt: Date.parse(this.startedAt),
       at: Date.now(),
     };
   }

@@ -127,6 +127,8 @@ export interface AgentSnapshot {
   cgroups?: boolean;
   /** Absent until the eviction manager's first cycle. */
   eviction?: EvictionSnapshot;
+  /** When the daemon was created, ms since the epoch (the dashboard's uptime). */
+  startedAt: number;
   /** Wall-clock time of the snapshot, ms since the epoch. */
   at: number;
 }

@@ -31,8 +31,17 @@ function fail(res: ServerResponse, code: number, reason: string, message: string
 export interface PodLike {
   spec?: {nodeName?: string; containers?: {name: string}[]};
 }
-interface NodeLike {
+export interface NodeLike {
   status?: {addresses?: {type: string; address: string}[]; daemonEndpoints?: {kubeletEndpoint?: {Port?: number}}};
+}
+
+/**
+ * A node's agent address, the first address of the first preferred type (upstream's
+ * GetPreferredNodeAddress), and the agent port in status.daemonEndpoints; either may be missing.
+ */
+export function nodeAgentAddress(node: NodeLike | undefined, addressTypes: readonly string[] = DEFAULT_ADDRESS_TYPES): {address?: string; port?: number} {
+  const addresses = node?.status?.addresses ?? [];
+  return {address: addressTypes.map((type) => addresses.find((a) => a.type === type)?.address).find(Boolean), port: node?.status?.daemonEndpoints?.kubeletEndpoint?.Port};
 }
 
 /** Which container to read: the one asked for, or the only one; upstream's messages otherwise. */
@@ -46,7 +55,7 @@ export function chooseContainer(podName: string, pod: PodLike, asked: string | n
 }
 
 /**
- * Where the agent of a pod's node listens: its InternalIP (else its first address) and the port in
+ * Where the agent of a pod's node listens: its preferred address (--agent-preferred-address-types) and the port in
  * status.daemonEndpoints; or the Status fields of why it cannot be reached.
  */
 export async function agentEndpoint(
@@ -60,10 +69,7 @@ export async function agentEndpoint(
   if (!nodeName) return {code: 400, reason: 'BadRequest', message: `pod ${podName} does not have a host assigned`};
   const nodeKv = await store.get(`${keyPrefix}/minions/${nodeName}`);
   const node = nodeKv ? (JSON.parse(nodeKv.value) as NodeLike) : undefined;
-  // The first address of the first preferred type, as upstream's GetPreferredNodeAddress.
-  const addresses = node?.status?.addresses ?? [];
-  const address = addressTypes.map((type) => addresses.find((a) => a.type === type)?.address).find(Boolean);
-  const port = node?.status?.daemonEndpoints?.kubeletEndpoint?.Port;
+  const {address, port} = nodeAgentAddress(node, addressTypes);
   if (!address || !port) return {code: 500, reason: 'InternalError', message: `node ${nodeName} reports no address of the types ${addressTypes.join(',')} or no agent port`};
   return {address, port};
 }

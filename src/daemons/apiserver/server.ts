@@ -13,7 +13,9 @@ import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writePlainNotFound} from './rest/http-io.js';
-import {builtinResources} from '../../api/resources.js';
+import {builtinResources, ResourceRegistry} from '../../api/resources.js';
+import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
+import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
 import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
@@ -47,12 +49,15 @@ import {
 } from './filters/index.js';
 import {createAuthentication} from './auth/config.js';
 import {createAuthorizer} from './auth/authorizer.js';
+import {rulesFor} from './auth/rules-review.js';
 import {impersonate, isImpersonationHeader} from './auth/impersonation.js';
 import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
 import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
 import type {RequestAuthenticator} from './auth/authenticator.js';
 import {RbacInformer, bootstrapRbac} from './rbac-bootstrap.js';
 import {NodeGraphInformer} from './node-graph-informer.js';
+import {RBAC_RESOURCES, rbacWriteGuard, type RbacResource} from './auth/rbac-write-guard.js';
+import {RbacAuthorizer} from './auth/rbac.js';
 import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
 import {klog} from '../../lib/klog.js';
@@ -130,6 +135,7 @@ export class ApiServer {
   private storeReachable = false;
   private agentTls: AgentTls = {};
   private clientCaPems: string[] = [];
+  private readonly createdAt = Date.now();
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -151,7 +157,8 @@ export class ApiServer {
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
-    const cachedResources = builtinResources().map((r) => ({group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}));
+    // (Resources that are never stored have no cache; versions sharing a key prefix share one.)
+    const cachedResources = [...new Map(builtinResources().filter((r) => !r.rest).map((r) => [r.storagePrefix, {group: r.group, resource: r.plural, prefix: `${c.keyPrefix}/${r.storagePrefix}/`}])).values()];
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
@@ -189,9 +196,17 @@ export class ApiServer {
     }
     this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, nodeGraph: this.nodeGraph?.graph, ...fileAuthorizers});
 
+    const rbacRules = new RbacAuthorizer(this.rbac.index);
+    const rbacIndex = this.rbac.index;
     this.api = createApiHandler({
       store,
+      // RBAC's escalation prevention: roles and bindings grant only what their writer holds.
+      writeGuards: (info) =>
+        info.group === names().groups.rbac && RBAC_RESOURCES.includes(info.plural as RbacResource) ? rbacWriteGuard(info.plural as RbacResource, rbacRules, rbacIndex) : undefined,
       keyPrefix: c.keyPrefix,
+      // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
+      // it joins the registry for discovery only.
+      registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
       version: {
         major: c.version.major,
         minor: c.version.minor,
@@ -205,6 +220,8 @@ export class ApiServer {
       },
       minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
       serverAddresses: [{clientCIDR: '0.0.0.0/0', serverAddress: `${c.advertiseAddress ?? '127.0.0.1'}:${c.securePort}`}],
+      agentTls: this.agentTls,
+      rulesFor: (user, namespace) => rulesFor(c.authorizationModes, this.rbac?.index, user, namespace),
     });
 
     this.installHealthChecks();
@@ -366,10 +383,26 @@ export class ApiServer {
         }
         return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
       }
+      const metrics = parseMetricsPath(path);
+      if (metrics) {
+        const verb = metrics.name === undefined ? 'list' : 'get';
+        const attrs: AuthorizationAttributes = {
+          user, verb, resourceRequest: true, apiGroup: names().groups.metrics, apiVersion: METRICS_VERSION, resource: metrics.resource, namespace: metrics.namespace, name: metrics.name,
+        };
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return serveResourceMetrics(req, res, metrics, {
+          store: (this.storage as Storage).store,
+          keyPrefix: c.keyPrefix,
+          summary: (node) => fetchSummary(node, this.agentTls),
+          onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
+        });
+      }
       const handled = await api(req, res, {
         user,
         authorize: async (a) => {
-          const decision = await authorize({...a, user});
+          // The handler asks as the request's user, or (access reviews) as the user under review.
+          const decision = await authorize({...a, user: a.user ?? user});
           return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
         },
       });
@@ -501,6 +534,7 @@ export class ApiServer {
       requests: {...this.stats.summary(), inFlightReadOnly: this.inFlight?.inFlight.readOnly ?? 0, inFlightMutating: this.inFlight?.inFlight.mutating ?? 0},
       watches: {open: this.api?.activeWatches() ?? 0, byResource: this.stats.watchesByResource()},
       shutdown: {phase, inFlight: lifecycle?.inFlight ?? 0, longRunning: lifecycle?.longRunning ?? 0},
+      startedAt: this.createdAt,
       at: Date.now(),
     };
   }

@@ -43,5 +43,7 @@ export interface ApiServerSnapshot {
   watches: {open: number; byResource: Record<string, number>};
   shutdown: {phase: ShutdownPhase; inFlight: number; longRunning: number};
   /** Wall-clock time of the snapshot, ms since the epoch. */
+  /** When the daemon was created, ms since the epoch (the dashboard's uptime). */
+  startedAt: number;
   at: number;
 }

@@ -5,6 +5,7 @@
  * leader that loses its lease stops its controllers and run() resolves 'lost' (the command exits
  * non-zero, as upstream); a clean stop releases the lease so a standby takes over at once.
  */
+import {setMaxListeners} from 'node:events';
 import {Registry, Gauge, collectDefaultMetrics} from 'prom-client';
 import {RestClient} from '../../client/rest-client.js';
 import {ApiStatusError} from '../../client/errors.js';
@@ -70,6 +71,7 @@ export class ControllerManager {
   private readonly metrics = new PrometheusWorkqueueMetrics(this.registry);
   private running: {name: string; controller: RunningController}[] = [];
   private readonly recorders = new Map<string, EventRecorder>();
+  private readonly createdAt = Date.now();
   private election: ElectionState;
   private stopController = new AbortController();
   private serverUrl = '';
@@ -169,9 +171,14 @@ export class ControllerManager {
       events: (component) => this.recorderFor(component),
     };
     const controllerSignal = new AbortController();
+    // This signal fans out to every controller, each listening for its stop for as long as it runs
+    // (and briefly while its caches sync): a few listeners a controller is the expected load, not a
+    // leak, so the limit of Node's leak warning follows the number of controllers.
+    const selected = selectControllers(c.controllers);
+    setMaxListeners(Math.max(10, selected.length * 4), controllerSignal.signal);
     const abort = () => controllerSignal.abort();
     signal.addEventListener('abort', abort, {once: true});
-    for (const descriptor of selectControllers(c.controllers)) {
+    for (const descriptor of selected) {
       if (signal.aborted) break;
       log.info('Starting controller', 'name', descriptor.name);
       const controller = await descriptor.start(ctx, controllerSignal.signal);
@@ -243,6 +250,7 @@ export class ControllerManager {
       election: this.elector ? this.elector.snapshot() : this.election,
       controllers: this.running.map((r) => r.controller.snapshot()),
       nodeLifecycle: this.running.some((r) => r.name === 'nodelifecycle') ? nodeLifecycleSnapshots.latest?.() : undefined,
+      startedAt: this.createdAt,
       at: Date.now(),
     };
   }

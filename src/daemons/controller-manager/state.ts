@@ -23,6 +23,8 @@ export interface ControllerManagerSnapshot {
   controllers: ControllerSnapshot[];
   /** Node lifecycle per zone and per node, when that controller runs. */
   nodeLifecycle?: NodeLifecycleSnapshot;
+  /** When the daemon was created, ms since the epoch (the dashboard's uptime). */
+  startedAt: number;
   /** Wall-clock time of the snapshot, ms since the epoch. */
   at: number;
 }

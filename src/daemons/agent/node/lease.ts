@@ -7,8 +7,9 @@
  * Each sync first updates the lease last written (no GET, as upstream: nobody else writes it); if that
  * fails it falls back to "ensure": GET, and create if missing, retried with doubling waits up to 7 s.
  * An update is tried 5 times in a row (a Conflict re-reads the lease first); then the sync gives up
- * until the next interval. The lease is not created while the Node is missing: its owner reference
- * needs the Node's uid.
+ * until the next interval. A lease created while the Node is missing has no owner reference (it needs
+ * the Node's uid); each renewal tries to add it until it is there. The status manager starts this
+ * loop right after the Node is registered, so the lease appears at once, owned.
  */
 import { names } from '../../../api/names.js';
 import { systemClock, type Clock } from '../../apiserver/lifecycle/clock.js';
@@ -145,9 +146,8 @@ export class NodeLeaseController {
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
+    // Created even without an owner reference (the Node not there yet): renewals add it later.
     const lease = await this.newLease(undefined);
-    // No owner reference yet (the Node is not there): upstream skips the create until the next interval.
-    if (!lease.metadata.ownerReferences?.length) return undefined;
     const created = await client.createLease(lease);
     this.renewed(created);
     return { lease: created, created: true };

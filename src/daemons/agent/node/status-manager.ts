@@ -106,12 +106,15 @@ export class NodeStatusManager {
     return { ...this.link, nodeName: this.nodeName, conditions: structuredClone(this.conditions), statusErrors: [...this.statusErrors] };
   }
 
-  /** Starts registration and the status loop, and the lease loop. */
+  /**
+   * Starts registration and the status loop, and the lease loop: right after the Node is registered
+   * (so the lease is created at once, owned by the Node), or at once when this agent registers none.
+   */
   start(): void {
     if (this.running) return;
     this.running = true;
     this.loopDone = this.loop();
-    this.lease.start();
+    if (!this.options.settings.registerNode) this.lease.start();
   }
 
   async stop(): Promise<void> {
@@ -163,6 +166,7 @@ export class NodeStatusManager {
         if (await this.tryRegister(computed.node)) {
           this.options.log?.(`Successfully registered node ${this.nodeName}`);
           this.update({ registered: true });
+          if (this.running) this.lease.start();
           // The first conditions (NodeHasSufficientMemory...), as upstream's initialNode records them.
           this.recordConditionEvents(computed.events);
           return;

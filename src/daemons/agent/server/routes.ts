@@ -14,6 +14,7 @@ export type Route =
   | {kind: 'portForward'; namespace: string; pod: string}
   | {kind: 'run'; namespace: string; pod: string; container: string}
   | {kind: 'metrics'}
+  | {kind: 'metricsResource'}
   | {kind: 'statsSummary'}
   | {kind: 'debuggingDisabled'}
   | {kind: 'methodNotAllowed'; allow: string}
@@ -71,6 +72,7 @@ export function routeRequest(method: string, path: string, options: RouteOptions
   if (path === '/healthz' || path.startsWith('/healthz/')) return {kind: 'healthz'};
   if (path === '/pods' || path === '/pods/') return allowing(method, ['GET'], {kind: 'pods'});
   if (path === '/metrics') return {kind: 'metrics'};
+  if (path === '/metrics/resource') return allowing(method, ['GET'], {kind: 'metricsResource'});
   if (path === '/stats/summary') return allowing(method, ['GET', 'POST'], {kind: 'statsSummary'});
   if (!options.debuggingHandlers) {
     return DEBUGGING_PATHS.some((pattern) => underSubtree(path, pattern)) ? {kind: 'debuggingDisabled'} : {kind: 'notFound'};

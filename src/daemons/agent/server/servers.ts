@@ -4,7 +4,7 @@
  * | listener                               | protocol | authentication          | paths |
  * |----------------------------------------|----------|-------------------------|-------|
  * | --address:--port (10250)               | HTTPS    | client certificate, anonymous | all; debugging ones with --enable-debugging-handlers |
- * | --address:--read-only-port (10255)     | HTTP     | none                    | /healthz, /pods, /stats/summary, /metrics |
+ * | --address:--read-only-port (10255)     | HTTP     | none                    | /healthz, /pods, /stats/summary, /metrics, /metrics/resource |
  * | --healthz-bind-address:--healthz-port  | HTTP     | none                    | /healthz (always `ok`, upstream's ping-only handler) |
  *
  * --enable-server=false starts neither of the first two; a port of 0 turns the last two off.
@@ -23,6 +23,7 @@ import {encodeDocument, podList, runningPodList} from './pod-list.js';
 import {writeHttpError, writeJson, writeNotFound, writeText} from './responses.js';
 import {routeRequest, type Route} from './routes.js';
 import {onlyCpuAndMemory} from './summary.js';
+import {resourceMetrics} from '../stats/resource-metrics.js';
 import {loadServingCertificate, tlsServerOptions} from './tls.js';
 import {MISSING_UPGRADE, serveStreamingUpgrade} from '../streaming/server.js';
 import {runCommand} from '../streaming/run.js';
@@ -224,6 +225,13 @@ export class AgentServers {
         res.writeHead(200, {'Content-Type': this.metrics.contentType});
         res.end(await this.metrics.metrics());
         return;
+      case 'metricsResource': {
+        // Upstream reports a failed collection as resource_scrape_error 1, still with status 200.
+        const summary = await Promise.resolve(this.providers.stats()).catch(() => undefined);
+        res.writeHead(200, {'Content-Type': 'text/plain; version=0.0.4; charset=utf-8'});
+        res.end(resourceMetrics(summary));
+        return;
+      }
       case 'statsSummary':
         return this.serveSummary(url, res);
       case 'debuggingDisabled':

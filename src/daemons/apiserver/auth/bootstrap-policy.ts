@@ -3,8 +3,10 @@
  * from upstream's bootstrap policy (plugin/pkg/auth/authorizer/rbac/bootstrappolicy) with the names
  * of the active name set (src/api/names.ts): with orch's, `*.k8s.io` groups become `*.orch.io` and
  * `kube-*` component users become `orch-*`. Computed per name set, on first use.
- * admin, edit and view are aggregated upstream from `system:aggregate-to-*` roles by a controller;
- * orch has no aggregation controller yet, so they carry their aggregated rules directly.
+ * admin, edit and view aggregate the `system:aggregate-to-*` roles (and any role labelled
+ * `<rbac group>/aggregate-to-<role>: "true"`) through the controller manager's
+ * clusterrole-aggregation controller; they are created with the rules of the default roles already,
+ * so that they grant them on a server that runs without a controller manager.
  */
 import {rbacApiVersion, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type Subject} from './rbac-types.js';
 import {AUTHENTICATED_GROUP, MASTERS_GROUP, UNAUTHENTICATED_GROUP} from './user.js';
@@ -49,6 +51,17 @@ function policy(n: NameSet): {roles: ClusterRole[]; bindings: ClusterRoleBinding
 
   function clusterRole(name: string, rules: PolicyRule[]): ClusterRole {
     return {apiVersion: rbacApiVersion(n), kind: 'ClusterRole', metadata: metadata(name), rules};
+  }
+
+  const aggregateLabel = (role: string) => `${RBAC}/aggregate-to-${role}`;
+  /** A role that aggregates the roles labelled `<rbac group>/aggregate-to-<name>: "true"`. */
+  function aggregatingRole(name: string, rules: PolicyRule[]): ClusterRole {
+    return {...clusterRole(name, rules), aggregationRule: {clusterRoleSelectors: [{matchLabels: {[aggregateLabel(name)]: 'true'}}]}};
+  }
+  /** A role aggregated into the named aggregating roles. */
+  function aggregatedRole(name: string, rules: PolicyRule[], into: string[]): ClusterRole {
+    const role = clusterRole(name, rules);
+    return {...role, metadata: {...role.metadata, labels: {...role.metadata.labels, ...Object.fromEntries(into.map((r) => [aggregateLabel(r), 'true']))}}};
   }
 
   function binding(roleName: string, subjects: Subject[], name = roleName): ClusterRoleBinding {
@@ -130,6 +143,8 @@ function policy(n: NameSet): {roles: ClusterRole[]; bindings: ClusterRoleBinding
     rule(['create'], [AUTHENTICATION], ['tokenreviews']),
     rule(['create'], [AUTHORIZATION], ['subjectaccessreviews']),
     rule(['get', 'list', 'watch', 'delete', 'deletecollection', 'patch', 'update'], ['*'], ['*']),
+    // The clusterrole-aggregation controller writes rules it does not hold itself, as upstream's does.
+    rule(['escalate'], [RBAC], ['clusterroles']),
     rule(['create'], [CORE], ['pods', 'pods/binding', 'pods/eviction', 'endpoints', 'namespaces', 'nodes', 'serviceaccounts', 'serviceaccounts/token', 'secrets', 'configmaps', 'services', 'replicationcontrollers']),
     rule(['create'], [APPS], ['replicasets', 'controllerrevisions', 'deployments', 'statefulsets', 'daemonsets']),
     rule(['create'], [BATCH], ['jobs']),
@@ -155,9 +170,9 @@ function policy(n: NameSet): {roles: ClusterRole[]; bindings: ClusterRoleBinding
 
   const roles = [
     clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])]),
-    clusterRole('admin', adminRules),
-    clusterRole('edit', editRules),
-    clusterRole('view', viewRules),
+    aggregatingRole('admin', adminRules),
+    aggregatingRole('edit', editRules),
+    aggregatingRole('view', viewRules),
     clusterRole('system:discovery', [urls(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*', '/version', '/version/'])]),
     clusterRole('system:basic-user', [
       rule(['create'], [AUTHORIZATION], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
@@ -168,9 +183,12 @@ function policy(n: NameSet): {roles: ClusterRole[]; bindings: ClusterRoleBinding
     clusterRole('system:node', nodeRules),
     clusterRole(CONTROLLER_MANAGER_USER, controllerManagerRules),
     clusterRole(SCHEDULER_USER, schedulerRules),
-    clusterRole('system:aggregate-to-view', viewRules),
-    clusterRole('system:aggregate-to-edit', editRules),
-    clusterRole('system:aggregate-to-admin', adminRules),
+    aggregatedRole('system:aggregate-to-view', viewRules, ['admin', 'edit', 'view']),
+    aggregatedRole('system:aggregate-to-edit', editRules, ['admin', 'edit']),
+    aggregatedRole('system:aggregate-to-admin', adminRules, ['admin']),
+    // The role metrics-server installs with its API: this API server serves the resource metrics API
+    // itself, so whoever may view a namespace may also `kubectl top` it.
+    aggregatedRole('system:aggregated-metrics-reader', [rule(READ, [n.groups.metrics], ['pods', 'nodes'])], ['admin', 'edit', 'view']),
     clusterRole('system:auth-delegator', [rule(['create'], [AUTHENTICATION], ['tokenreviews']), rule(['create'], [AUTHORIZATION], ['subjectaccessreviews'])]),
   ];
 

@@ -79,27 +79,48 @@ function notFound(kind: 'role' | 'clusterrole', name: string): string {
 export class RbacAuthorizer implements Authorizer {
   constructor(private readonly policy: RbacPolicySource) {}
 
-  authorize(attributes: AuthorizationAttributes): AuthorizationResult {
+  /**
+   * Upstream's VisitRulesFor: the rules of every role bound to the user, cluster role bindings
+   * first, then the role bindings of the namespace (none when it is empty). The visitor returns
+   * false to stop; a binding whose role is missing is reported as an error, not a rule.
+   */
+  visitRulesFor(user: UserInfo, namespace: string, visit: (rule: PolicyRule) => boolean | void): string[] {
     const errors: string[] = [];
-    const {user} = attributes;
-    const allows = (rules: PolicyRule[] | undefined) => (rules ?? []).some((rule) => ruleAllows(attributes, rule));
-
+    const visitAll = (rules: PolicyRule[] | undefined) => (rules ?? []).every((rule) => visit(rule) !== false);
     for (const binding of this.policy.listClusterRoleBindings()) {
       if (!(binding.subjects ?? []).some((s) => subjectMatches(user, s, ''))) continue;
       if (binding.roleRef.kind !== 'ClusterRole') continue; // a cluster binding can only grant a ClusterRole
       const role = this.policy.getClusterRole(binding.roleRef.name);
       if (!role) errors.push(notFound('clusterrole', binding.roleRef.name));
-      else if (allows(role.rules)) return {decision: 'Allow', reason: ''};
+      else if (!visitAll(role.rules)) return errors;
     }
-    const namespace = attributes.namespace ?? '';
     if (namespace) {
       for (const binding of this.policy.listRoleBindings(namespace)) {
         if (!(binding.subjects ?? []).some((s) => subjectMatches(user, s, namespace))) continue;
         const role = binding.roleRef.kind === 'ClusterRole' ? this.policy.getClusterRole(binding.roleRef.name) : binding.roleRef.kind === 'Role' ? this.policy.getRole(namespace, binding.roleRef.name) : undefined;
         if (!role) errors.push(notFound(binding.roleRef.kind === 'ClusterRole' ? 'clusterrole' : 'role', binding.roleRef.name));
-        else if (allows(role.rules)) return {decision: 'Allow', reason: ''};
+        else if (!visitAll(role.rules)) return errors;
       }
     }
+    return errors;
+  }
+
+  /** Every rule the user holds in the namespace (cluster-wide rules included), and the resolution errors. */
+  rulesFor(user: UserInfo, namespace: string): {rules: PolicyRule[]; errors: string[]} {
+    const rules: PolicyRule[] = [];
+    const errors = this.visitRulesFor(user, namespace, (rule) => {
+      rules.push(rule);
+    });
+    return {rules, errors};
+  }
+
+  authorize(attributes: AuthorizationAttributes): AuthorizationResult {
+    let allowed = false;
+    const errors = this.visitRulesFor(attributes.user, attributes.namespace ?? '', (rule) => {
+      allowed = ruleAllows(attributes, rule);
+      return !allowed;
+    });
+    if (allowed) return {decision: 'Allow', reason: ''};
     // Upstream joins several errors Go-aggregate style: one bare, more in brackets.
     const reason = errors.length === 0 ? '' : `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`;
     return {decision: 'NoOpinion', reason};

@@ -11,12 +11,17 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../patch/ty
 import type { Store, WatchHandle } from '../storage/store.js';
 import { rfc3339, stringAt, valueAt } from './objects.js';
 import type { Strategy } from './strategies.js';
+import { CustomResourceRuntime } from './custom-resources.js';
+import { structuralProblems, type Schema } from '../../../api/structural/schema.js';
+import { validateValueAt } from '../../../api/structural/validate.js';
+import { JsonPath } from '../../../printers/jsonpath.js';
 
 interface CrdVersion {
   name: string;
   served: boolean;
   storage: boolean;
   subresources?: { status?: unknown; scale?: unknown };
+  openAPIV3Schema?: JsonObject;
 }
 
 function versionsOf(crd: JsonObject): CrdVersion[] {
@@ -26,6 +31,7 @@ function versionsOf(crd: JsonObject): CrdVersion[] {
     served: v.served === true,
     storage: v.storage === true,
     subresources: isJsonObject(v.subresources) ? (v.subresources as CrdVersion['subresources']) : undefined,
+    openAPIV3Schema: isJsonObject(v.schema) && isJsonObject(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined,
   }));
 }
 
@@ -33,8 +39,16 @@ function stringList(value: JsonValue | undefined): string[] | undefined {
   return Array.isArray(value) ? value.filter((s): s is string => typeof s === 'string') : undefined;
 }
 
+/** Whether a CRD's names were accepted (a CRD whose names conflict is not served). */
+function namesAccepted(crd: JsonObject): boolean {
+  const conditions = valueAt(crd, 'status', 'conditions');
+  const accepted = Array.isArray(conditions) ? conditions.find((c) => isJsonObject(c) && c.type === 'NamesAccepted') : undefined;
+  return !isJsonObject(accepted) || accepted.status !== 'False';
+}
+
 /** The resources a CRD serves: one per served version. */
 export function crdResources(crd: JsonObject): ResourceInfo[] {
+  if (!namesAccepted(crd)) return [];
   const group = stringAt(crd, 'spec', 'group') ?? '';
   const plural = stringAt(crd, 'spec', 'names', 'plural') ?? '';
   const kind = stringAt(crd, 'spec', 'names', 'kind') ?? '';
@@ -55,6 +69,7 @@ export function crdResources(crd: JsonObject): ResourceInfo[] {
       subresources: [...(v.subresources?.status !== undefined ? [statusSub(kind)] : []), ...(v.subresources?.scale !== undefined ? [scaleSub()] : [])],
       storagePrefix: `${group}/${plural}`,
       custom: true,
+      ...(v.openAPIV3Schema ? { openAPIV3Schema: v.openAPIV3Schema } : {}),
     }));
 }
 
@@ -88,6 +103,120 @@ export function validateCrd(crd: JsonObject): FieldError[] {
       errors.push(field.invalid('spec.versions', valueAt(crd, 'spec', 'versions'), 'must have exactly one version marked as storage version'));
     }
     if (!versions.some((v) => v.served)) errors.push(field.invalid('spec.versions', valueAt(crd, 'spec', 'versions'), 'must have at least one served version'));
+    versions.forEach((v, i) => {
+      if (v.name && versions.findIndex((o) => o.name === v.name) < i) errors.push(field.duplicate(`spec.versions[${i}].name`, v.name));
+    });
+  }
+  errors.push(...validateVersions(crd), ...validateConversion(crd));
+  return errors;
+}
+
+const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
+
+/** Per version: the schema (structural, valid defaults, compiling CEL rules), printer columns, subresources, selectable fields. */
+function validateVersions(crd: JsonObject): FieldError[] {
+  const errors: FieldError[] = [];
+  const versions = valueAt(crd, 'spec', 'versions');
+  (Array.isArray(versions) ? versions : []).forEach((raw, i) => {
+    if (!isJsonObject(raw)) return;
+    const at = `spec.versions[${i}]`;
+    const schema = valueAt(raw, 'schema', 'openAPIV3Schema');
+    if (!isJsonObject(schema)) errors.push(field.required(`${at}.schema.openAPIV3Schema`, 'schemas are required'));
+    else {
+      const structural = structuralProblems(schema as unknown as Schema, `${at}.schema.openAPIV3Schema`);
+      errors.push(...structural);
+      if (structural.length === 0) errors.push(...defaultProblems(schema as unknown as Schema, `${at}.schema.openAPIV3Schema`));
+    }
+    const columns = Array.isArray(raw.additionalPrinterColumns) ? raw.additionalPrinterColumns : [];
+    columns.forEach((c, j) => {
+      const cat = `${at}.additionalPrinterColumns[${j}]`;
+      if (!isJsonObject(c)) return;
+      if (!c.name) errors.push(field.required(`${cat}.name`));
+      if (!c.type) errors.push(field.required(`${cat}.type`));
+      else if (!COLUMN_TYPES.includes(String(c.type))) errors.push(field.notSupported(`${cat}.type`, c.type, COLUMN_TYPES));
+      if (!c.jsonPath) errors.push(field.required(`${cat}.jsonPath`));
+      else if (!jsonPathValid(String(c.jsonPath))) errors.push(field.invalid(`${cat}.jsonPath`, c.jsonPath, 'must be a simple json path'));
+    });
+    const scale = valueAt(raw, 'subresources', 'scale');
+    if (isJsonObject(scale)) {
+      const sat = `${at}.subresources.scale`;
+      const spec = scale.specReplicasPath;
+      if (typeof spec !== 'string' || !spec) errors.push(field.required(`${sat}.specReplicasPath`));
+      else if (!spec.startsWith('.spec.')) errors.push(field.invalid(`${sat}.specReplicasPath`, spec, 'should be a json path under .spec'));
+      const status = scale.statusReplicasPath;
+      if (typeof status !== 'string' || !status) errors.push(field.required(`${sat}.statusReplicasPath`));
+      else if (!status.startsWith('.status.')) errors.push(field.invalid(`${sat}.statusReplicasPath`, status, 'should be a json path under .status'));
+      const selector = scale.labelSelectorPath;
+      if (typeof selector === 'string' && selector && !selector.startsWith('.spec.') && !selector.startsWith('.status.')) {
+        errors.push(field.invalid(`${sat}.labelSelectorPath`, selector, 'should be a json path under either .spec or .status'));
+      }
+    }
+    const selectable = Array.isArray(raw.selectableFields) ? raw.selectableFields : [];
+    selectable.forEach((f, j) => {
+      const path = isJsonObject(f) ? f.jsonPath : undefined;
+      if (typeof path !== 'string' || !path) errors.push(field.required(`${at}.selectableFields[${j}].jsonPath`));
+      else if (!jsonPathValid(path)) errors.push(field.invalid(`${at}.selectableFields[${j}].jsonPath`, path, 'must be a valid JSONPath'));
+    });
+    if (selectable.length > 8) errors.push({ type: 'FieldValueTooMany', field: `${at}.selectableFields`, value: selectable.length, detail: 'must have at most 8 items' });
+  });
+  if (errors.length === 0) errors.push(...new CustomResourceRuntime(crd).problems);
+  return errors;
+}
+
+function jsonPathValid(path: string): boolean {
+  if (!path.startsWith('.')) return false;
+  try {
+    new JsonPath(`{${path}}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every default must be valid against its own schema (upstream validates them at CRD creation). */
+function defaultProblems(schema: Schema, path: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const walk = (s: Schema, p: string): void => {
+    if (s.default !== undefined) {
+      for (const e of validateValueAt(s.default, s, `${p}.default`)) errors.push(e);
+    }
+    for (const [k, v] of Object.entries(s.properties ?? {})) walk(v, `${p}.properties[${k}]`);
+    if (s.items) walk(s.items, `${p}.items`);
+    if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, `${p}.additionalProperties`);
+  };
+  walk(schema, path);
+  return errors;
+}
+
+function validateConversion(crd: JsonObject): FieldError[] {
+  const conversion = valueAt(crd, 'spec', 'conversion');
+  if (!isJsonObject(conversion)) return [];
+  const strategy = conversion.strategy;
+  if (strategy !== 'None' && strategy !== 'Webhook') return [field.notSupported('spec.conversion.strategy', strategy ?? '', ['None', 'Webhook'])];
+  if (strategy === 'None') {
+    return conversion.webhook !== undefined ? [field.forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook')] : [];
+  }
+  const errors: FieldError[] = [];
+  const webhook = conversion.webhook;
+  if (!isJsonObject(webhook) || !isJsonObject(webhook.clientConfig)) return [field.required('spec.conversion.webhook', 'required when strategy is set to Webhook')];
+  const config = webhook.clientConfig;
+  if (config.url === undefined && config.service === undefined) {
+    errors.push(field.required('spec.conversion.webhook.clientConfig', 'exactly one of url or service is required'));
+  } else if (config.url !== undefined && config.service !== undefined) {
+    errors.push(field.required('spec.conversion.webhook.clientConfig', 'exactly one of url or service is required'));
+  } else if (typeof config.url === 'string') {
+    let url: URL | undefined;
+    try {
+      url = new URL(config.url);
+    } catch {
+      errors.push(field.invalid('spec.conversion.webhook.clientConfig.url', config.url, 'host must be specified'));
+    }
+    if (url && url.protocol !== 'https:') errors.push(field.invalid('spec.conversion.webhook.clientConfig.url', config.url, "'https' is the only allowed URL scheme"));
+  }
+  const reviews = Array.isArray(webhook.conversionReviewVersions) ? webhook.conversionReviewVersions : [];
+  if (reviews.length === 0) errors.push(field.required('spec.conversion.webhook.conversionReviewVersions', 'must contain at least one of v1, v1beta1'));
+  else if (!reviews.includes('v1')) {
+    errors.push(field.invalid('spec.conversion.webhook.conversionReviewVersions', reviews, 'must include at least one of v1 (orch sends ConversionReview v1)'));
   }
   return errors;
 }
@@ -100,17 +229,60 @@ function defaultNames(crd: JsonObject): void {
   if (!names.listKind && typeof names.kind === 'string') names.listKind = `${names.kind}List`;
 }
 
-/** The status a CRD gets once its names are checked: accepted and established. */
-export function establishedStatus(crd: JsonObject, previous: JsonValue | undefined, now: Date): JsonObject {
+/**
+ * Names a CRD may not take because another CRD of its group has them (upstream's naming
+ * controller): plural and singular, kind and listKind, short names. An empty list: no conflict.
+ */
+export function nameConflicts(crd: JsonObject, others: JsonObject[]): string[] {
+  const group = stringAt(crd, 'spec', 'group');
+  const name = stringAt(crd, 'metadata', 'name');
+  const usedNames = new Set<string>();
+  const usedShort = new Set<string>();
+  const usedKinds = new Set<string>();
+  for (const other of others) {
+    if (stringAt(other, 'spec', 'group') !== group || stringAt(other, 'metadata', 'name') === name) continue;
+    const accepted = valueAt(other, 'status', 'acceptedNames');
+    if (!isJsonObject(accepted)) continue;
+    for (const key of ['plural', 'singular']) if (typeof accepted[key] === 'string') usedNames.add(accepted[key] as string);
+    for (const key of ['kind', 'listKind']) if (typeof accepted[key] === 'string') usedKinds.add(accepted[key] as string);
+    for (const s of stringList(accepted.shortNames) ?? []) usedShort.add(s);
+  }
+  const names = valueAt(crd, 'spec', 'names');
+  if (!isJsonObject(names)) return [];
+  const conflicts: string[] = [];
+  for (const key of ['plural', 'singular']) {
+    const v = names[key];
+    if (typeof v === 'string' && usedNames.has(v)) conflicts.push(`${JSON.stringify(v)} is already in use`);
+  }
+  for (const s of stringList(names.shortNames) ?? []) if (usedShort.has(s)) conflicts.push(`${JSON.stringify(s)} is already in use`);
+  for (const key of ['kind', 'listKind']) {
+    const v = names[key];
+    if (typeof v === 'string' && usedKinds.has(v)) conflicts.push(`${JSON.stringify(v)} is already in use`);
+  }
+  return conflicts;
+}
+
+/** The status a CRD gets once its names are checked: accepted and established, or refused for conflicts. */
+export function establishedStatus(crd: JsonObject, previous: JsonValue | undefined, now: Date, conflicts: string[] = []): JsonObject {
   const time = rfc3339(now);
   const old = isJsonObject(previous) ? previous : {};
   const oldConditions = Array.isArray(old.conditions) ? old.conditions.filter(isJsonObject) : [];
-  const condition = (type: string, reason: string, message: string): JsonObject => {
-    const existing = oldConditions.find((c) => c.type === type && c.status === 'True');
-    return { type, status: 'True', lastTransitionTime: typeof existing?.lastTransitionTime === 'string' ? existing.lastTransitionTime : time, reason, message };
+  const condition = (type: string, reason: string, message: string, status = 'True'): JsonObject => {
+    const existing = oldConditions.find((c) => c.type === type && c.status === status);
+    return { type, status, lastTransitionTime: typeof existing?.lastTransitionTime === 'string' ? existing.lastTransitionTime : time, reason, message };
   };
   const storage = versionsOf(crd).find((v) => v.storage)?.name;
   const stored = new Set([...(stringList(old.storedVersions) ?? []), ...(storage ? [storage] : [])]);
+  if (conflicts.length) {
+    return {
+      conditions: [
+        condition('NamesAccepted', 'NameConflict', conflicts.join(', '), 'False'),
+        condition('Established', 'NotAccepted', 'not all names are accepted', 'False'),
+      ],
+      acceptedNames: isJsonObject(old.acceptedNames) ? old.acceptedNames : { plural: '', kind: '' },
+      storedVersions: [...stored],
+    };
+  }
   return {
     conditions: [
       condition('NamesAccepted', 'NoConflicts', 'no conflicts found'),
@@ -122,18 +294,18 @@ export function establishedStatus(crd: JsonObject, previous: JsonValue | undefin
 }
 
 /** The CRD strategy: the generic one plus CRD validation, name defaults and the established status. */
-export function crdStrategy(base: Strategy, clock: { now(): Date }): Strategy {
+export function crdStrategy(base: Strategy, clock: { now(): Date }, others: () => JsonObject[] = () => []): Strategy {
   return {
     ...base,
     prepareForCreate(object) {
       base.prepareForCreate(object);
       defaultNames(object);
-      object.status = establishedStatus(object, undefined, clock.now());
+      object.status = establishedStatus(object, undefined, clock.now(), nameConflicts(object, others()));
     },
     prepareForUpdate(object, previous) {
       base.prepareForUpdate(object, previous);
       defaultNames(object);
-      object.status = establishedStatus(object, previous.status, clock.now());
+      object.status = establishedStatus(object, previous.status, clock.now(), nameConflicts(object, others()));
     },
     validate: (object) => [...base.validate(object), ...validateCrd(object)],
     validateUpdate: (object, previous) => [...base.validateUpdate(object, previous), ...validateCrd(object)],
@@ -146,6 +318,8 @@ export class CrdInformer {
   private handle?: WatchHandle;
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
+  private readonly crds = new Map<string, JsonObject>();
+  private readonly runtimes = new Map<string, CustomResourceRuntime>();
 
   constructor(
     private readonly store: Store,
@@ -162,13 +336,29 @@ export class CrdInformer {
   /** Serves (or stops serving) a CRD's resources, from a stored object or at once after a write. */
   apply(crd: JsonObject): void {
     const name = stringAt(crd, 'metadata', 'name') ?? '';
+    this.crds.set(name, crd);
+    const runtime = new CustomResourceRuntime(crd);
+    this.runtimes.set(`${runtime.group}/${runtime.plural}`, runtime);
     const infos = crdResources(crd);
     if (infos.length === 0) this.registry.removeCustom(name);
     else this.registry.setCustom(name, infos, versionsOf(crd).filter((v) => v.served).map((v) => v.name));
   }
 
   remove(name: string): void {
+    const crd = this.crds.get(name);
+    if (crd) this.runtimes.delete(`${stringAt(crd, 'spec', 'group')}/${stringAt(crd, 'spec', 'names', 'plural')}`);
+    this.crds.delete(name);
     this.registry.removeCustom(name);
+  }
+
+  /** The known CRDs (for name conflicts). */
+  all(): JsonObject[] {
+    return [...this.crds.values()];
+  }
+
+  /** The compiled CRD serving a custom resource. */
+  runtime(group: string, plural: string): CustomResourceRuntime | undefined {
+    return this.runtimes.get(`${group}/${plural}`);
   }
 
   /** Lists the CRDs, then follows the store's watch; retries while the store is unreachable. */

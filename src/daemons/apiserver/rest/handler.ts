@@ -19,11 +19,18 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddres
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
 import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
-import { deepCopy, stringAt } from './objects.js';
+import { deepCopy, rfc3339, stringAt } from './objects.js';
 import { OpenApiService } from './openapi/index.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
+import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
 import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
+import { subresourceWrite } from './partial-writes.js';
+import { serveCatalogRest } from './catalog-rest.js';
+import { defaultProbes, type ComponentProbe } from './component-status.js';
+import type { AgentTls } from './proxy.js';
+import type { RulesResolver } from './reviews.js';
+import type { WriteGuard } from './write-guard.js';
 import { strategyFor } from './strategies.js';
 import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.js';
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
@@ -54,6 +61,14 @@ export interface ApiHandlerOptions {
    * cost; the process-level switch is the internal environment variable ORCH_INTERNAL_SCHEMA_VALIDATION=off.
    */
   schemaValidation?: boolean;
+  /** Registries' own write checks by resource (RBAC's escalation prevention). */
+  writeGuards?: (info: ResourceInfo) => WriteGuard | undefined;
+  /** The API server's client credentials for the agents (nodes/proxy). */
+  agentTls?: AgentTls;
+  /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
+  rulesFor?: RulesResolver;
+  /** What componentstatuses probe (default: the controller manager's port and the store). */
+  componentProbes?: ComponentProbe[];
 }
 
 export interface ApiHandler {
@@ -130,6 +145,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const schemas = options.schemas ?? new SchemaRegistry();
   const openApi = new OpenApiService(registry, schemas);
   const schemaValidation = options.schemaValidation ?? process.env.ORCH_INTERNAL_SCHEMA_VALIDATION !== 'off';
+  const componentProbes = options.componentProbes ?? defaultProbes(store);
 
   const registries = new Map<ResourceInfo, RegistryStore>();
   const namespaceInfo = registry.lookup('', 'v1', 'namespaces')!;
@@ -146,14 +162,16 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     let found = registries.get(info);
     if (!found) {
       const base = strategyFor(info);
-      const strategy = info === crdInfo ? crdStrategy(base, clock) : base;
-      found = new RegistryStore(info, { store, clock, keyPrefix, admission }, strategy);
+      // Custom resources: their CRD's schema, conversion and printing (custom-resources.ts).
+      const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
+      const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
+      found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info) }, strategy);
       registries.set(info, found);
     }
     return found;
   }
 
-  const crdPrefix = registryFor(crdInfo).collectionPrefix('');
+  const crdPrefix = `${keyPrefix}/${crdInfo.storagePrefix}/`;
   const informer = new CrdInformer(store, registry, crdPrefix);
   const synced = informer.start();
 
@@ -187,7 +205,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   function writeContext(req: ApiRequest, ctx: RequestContext, query: URLSearchParams, optionsKind: string, subresource: string, dryRunFromBody: string[] = []): WriteContext {
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, optionsKind, managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), dryRunFromBody);
-    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource };
+    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource, authorize: (a) => ctx.authorize(a) };
   }
 
   async function readJsonBody(req: ApiRequest): Promise<unknown> {
@@ -217,11 +235,15 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }).warnings;
   }
 
+  /** A Table of objects: the custom resource's printer columns, or the built-in kind's. */
+  function tableOf(store: RegistryStore, objects: JsonObject[], metadata: JsonObject, rep: Extract<Representation, { kind: 'table' }>): JsonObject {
+    const options = { apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now() };
+    return store.hooks ? store.hooks.table(objects, metadata, options) : toTable(store.info.kind, objects, metadata, options);
+  }
+
   function respondObject(res: ApiResponse, code: number, object: JsonObject, rep: Representation, pretty: boolean, info: ResourceInfo): void {
     if (rep.kind === 'table' && object.kind !== 'Status') {
-      const table = toTable(info.kind, [object], { resourceVersion: stringAt(object, 'metadata', 'resourceVersion') ?? '' }, {
-        apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now(),
-      });
+      const table = tableOf(registryFor(info), [object], { resourceVersion: stringAt(object, 'metadata', 'resourceVersion') ?? '' }, rep);
       writeJson(res, code, table, { pretty, contentType: representationContentType(rep) });
       return;
     }
@@ -246,14 +268,27 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
     await authorize(ctx, request);
     const pretty = query.get('pretty') === 'true' || query.get('pretty') === '1';
+    if (await serveCatalogRest({
+      req, res, ctx, request, query, info, sub, namespace, pretty, clock, store: options.store, registryFor,
+      lookup: (group, version, plural) => registry.lookup(group, version, plural),
+      readJsonBody: () => readJsonBody(req),
+      writeContext: (subresource) => writeContext(req, ctx, query, 'CreateOptions', subresource),
+      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes,
+    })) return;
     const store = registryFor(info);
     const name = request.name;
+    // Deprecated custom resource versions warn on every request (upstream's deprecation warning).
+    const warning = store.hooks?.warning;
+    const setHeader = (res as { setHeader?: (name: string, value: string) => void }).setHeader;
+    if (warning && setHeader) setHeader.call(res, 'Warning', `299 - ${JSON.stringify(warning)}`);
+    const scaleOf = (object: JsonObject) => (store.hooks?.toScale ? store.hooks.toScale(object) : toScale(object, info.kind));
+    const scaleInto = (object: JsonObject, body: unknown) => (store.hooks?.applyScale ? store.hooks.applyScale(object, body, name) : applyScale(object, body, name));
 
     switch (request.verb) {
       case 'get': {
         const rep = negotiate(acceptOf(req), !sub || sub.name === 'status', query.get('includeObject') ?? 'Metadata');
         const object = await store.get(namespace, name, query.get('resourceVersion') ?? undefined);
-        if (sub?.name === 'scale') return writeJson(res, 200, toScale(object, info.kind), { pretty });
+        if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
         return respondObject(res, 200, object, rep, pretty, info);
       }
       case 'list': {
@@ -264,7 +299,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const metadata: JsonObject = { resourceVersion: listed.resourceVersion };
         if (listed.continue) metadata.continue = listed.continue;
         if (rep.kind === 'table') {
-          const table = toTable(info.kind, listed.items, metadata, { apiVersion: `${rep.group}/${rep.version}`, includeObject: rep.includeObject, now: clock.now() });
+          const table = tableOf(store, listed.items, metadata, rep);
           return writeJson(res, 200, table, { pretty, contentType: representationContentType(rep) });
         }
         return writeJson(res, 200, { kind: listKindOf(info), apiVersion: groupVersionOf(info), metadata, items: listed.items }, { pretty });
@@ -301,8 +336,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const { value: body, text: bodyText } = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'UpdateOptions', sub?.name ?? '');
         if (sub?.name === 'scale') {
-          const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, applyScale(current, body, name)));
-          return writeJson(res, 200, toScale(object, info.kind), { pretty });
+          const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, scaleInto(current, body)));
+          return writeJson(res, 200, scaleOf(object), { pretty });
         }
         if (sub?.name === 'finalize') {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
@@ -316,24 +351,24 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       case 'patch': {
         const contentType = req.headers['content-type'];
         const patchType = patchTypeOf(Array.isArray(contentType) ? contentType[0] : contentType, info.custom === true);
-        if (patchType === 'apply') throw serverSideApplyUnsupported();
+        if (patchType === 'apply') return serveApply(req, res, ctx, query, info, store, namespace, name, sub?.name, pretty);
         const body = await readBody(req, maxBody);
         const wctx = writeContext(req, ctx, query, 'PatchOptions', sub?.name ?? '');
         const mode = parseFieldValidation(query, 'PatchOptions');
         let warnings: string[] = [];
         const { object } = await store.update(namespace, name, wctx, (current) => {
           if (sub?.name === 'scale') {
-            const patched = applyServerPatch(toScale(deepCopy(current), info.kind), body, patchType);
-            return preconditioned(store, name, current, applyScale(current, patched, name));
+            const patched = applyServerPatch(scaleOf(deepCopy(current)), body, patchType);
+            return preconditioned(store, name, current, scaleInto(current, patched));
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
           warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, !sub);
           const checked = preconditioned(store, name, current, patched);
-          return sub?.name === 'status' ? statusOnly(checked, current) : checked;
+          return subresourceWrite(sub?.name, checked, current, clock.now());
         });
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-        if (sub?.name === 'scale') return writeJson(res, 200, toScale(object, info.kind), { pretty });
+        if (sub?.name === 'scale') return writeJson(res, 200, scaleOf(object), { pretty });
         return writeJson(res, 200, object, { pretty, warnings });
       }
       case 'delete': {
@@ -356,6 +391,36 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /**
+   * PATCH with application/apply-patch+yaml: server-side apply of the main resource or its status;
+   * creates the object when it does not exist (upstream's applyPatcher with createIfNotFound).
+   */
+  async function serveApply(
+    req: ApiRequest, res: ApiResponse, ctx: RequestContext, query: URLSearchParams, info: ResourceInfo, store: RegistryStore,
+    namespace: string, name: string, subresource: string | undefined, pretty: boolean,
+  ): Promise<void> {
+    if (subresource && subresource !== 'status') throw serverSideApplyUnsupported();
+    const userAgent = req.headers['user-agent'];
+    const params = parseWriteParams(query, 'PatchOptions', managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), [], true);
+    const config = parseApplyBody(await readBody(req, maxBody));
+    const configName = stringAt(config, 'metadata', 'name');
+    if (configName !== undefined && configName !== '' && configName !== name) {
+      throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
+    }
+    const wctx: WriteContext = { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource: subresource ?? '', managedFieldsComputed: true };
+    const request: ApplyRequest = {
+      info, namespace, name, config, manager: params.fieldManager, force: params.force, subresource, time: rfc3339(clock.now()),
+    };
+    const { object, created } = await store.update(namespace, name, wctx, (current) => {
+      const applied = applyToObject(current, request);
+      checkDepth(applied);
+      const checked = preconditioned(store, name, current, applied);
+      return subresource === 'status' ? statusOnly(checked, current) : checked;
+    }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
+    if (info === crdInfo && !wctx.dryRun) informer.apply(object);
+    return writeJson(res, created ? 201 : 200, object, { pretty });
   }
 
   /** Deleting a CRD removes its custom objects first (upstream's customresourcecleanup finalizer, done inline). */

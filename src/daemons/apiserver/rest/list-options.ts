@@ -98,17 +98,21 @@ export function parseListParams(query: URLSearchParams, watch: boolean): ListPar
 export interface WriteParams {
   dryRun: boolean;
   fieldManager: string;
+  /** `force` of an apply patch. */
+  force: boolean;
 }
 
 /** dryRun (only `All`) and fieldManager (at most 128 characters), for `<kind>` = CreateOptions, UpdateOptions, PatchOptions, DeleteOptions. */
-export function parseWriteParams(query: URLSearchParams, optionsKind: string, defaultManager: string, dryRunFromBody: string[] = []): WriteParams {
+export function parseWriteParams(query: URLSearchParams, optionsKind: string, defaultManager: string, dryRunFromBody: string[] = [], apply = false): WriteParams {
   const dryRun = [...query.getAll('dryRun'), ...dryRunFromBody].filter((v) => v !== '');
   const errors: FieldError[] = [];
   if (dryRun.some((v) => v !== 'All')) errors.push(field.notSupported('dryRun', dryRun, ['All']));
   const explicit = query.get('fieldManager');
   if (explicit !== null && explicit.length > 128) errors.push(field.tooLong('fieldManager', 'may not be more than 128 bytes'));
   if (explicit !== null && /[^\x20-\x7e]/.test(explicit)) errors.push(field.invalid('fieldManager', explicit, 'is not a printable ASCII string'));
-  if (query.get('force') !== null && optionsKind === 'PatchOptions') errors.push(field.forbidden('force', 'may not be specified for non-apply patch'));
+  if (query.get('force') !== null && optionsKind === 'PatchOptions' && !apply) errors.push(field.forbidden('force', 'may not be specified for non-apply patch'));
+  // Upstream's ValidatePatchOptions: an applier must name itself; the User-Agent is not a default here.
+  if (apply && !explicit) errors.unshift(field.required('fieldManager', 'is required for apply patch'));
   if (errors.length) optionsInvalid(optionsKind, errors);
-  return { dryRun: dryRun.length > 0, fieldManager: explicit ?? defaultManager };
+  return { dryRun: dryRun.length > 0, fieldManager: explicit || defaultManager, force: apply && isTrue(query.get('force')) };
 }

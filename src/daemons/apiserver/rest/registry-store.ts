@@ -12,15 +12,20 @@ import {
   type GroupResource, type FieldError,
 } from '../../../api/status.js';
 import { updateManagedFields } from '../../../api/managed-fields.js';
+import { applyTypeOf, hasStatusSubresource } from './apply.js';
 import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement } from '../../../api/selectors.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { StoreCompactedError, StoreConflictError, type KeyValue, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
 import type { AdmissionChain, AdmissionOperation } from './admission.js';
+import type { ResourceHooks } from './custom-resources.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
+import { fromStorage, toStorage } from './conversion.js';
+import { subresourceWrite } from './partial-writes.js';
 import type { ListParams } from './list-options.js';
 import { deepCopy, finalizersOf, generatedName, labelsOf, metadataOf, rfc3339, stringAt, valueAt } from './objects.js';
 import { strategyFor, type Strategy } from './strategies.js';
-import type { Clock, UserInfo } from './types.js';
+import type { Clock, RequestContext, UserInfo } from './types.js';
+import type { WriteGuard } from './write-guard.js';
 
 export interface RegistryDeps {
   store: Store;
@@ -28,6 +33,10 @@ export interface RegistryDeps {
   /** The kvstore key prefix (`/registry`). */
   keyPrefix: string;
   admission: AdmissionChain;
+  /** Conversion, defaulting on read and printing of custom resources (src/daemons/apiserver/rest/custom-resources.ts). */
+  hooks?: ResourceHooks;
+  /** The registry's own check of who may write (RBAC's escalation prevention), before admission. */
+  guard?: WriteGuard;
 }
 
 export interface WriteContext {
@@ -36,6 +45,10 @@ export interface WriteContext {
   fieldManager: string;
   /** `status`, `scale`, `finalize`... or empty for the main resource. */
   subresource?: string;
+  /** The written object carries its managedFields already (server-side apply computed them). */
+  managedFieldsComputed?: boolean;
+  /** The request's authorizer, for registries that check more than the request itself (RBAC's escalate and bind). */
+  authorize?: RequestContext['authorize'];
 }
 
 export interface DeleteOptions {
@@ -93,13 +106,37 @@ export class RegistryStore {
 
   /** The stored JSON as served: resourceVersion from the revision, apiVersion of this version (custom resources keep one storage copy for all versions). */
   decode(value: string, revision: number): JsonObject {
-    const object = JSON.parse(value) as JsonObject;
+    const object = fromStorage(this.info, JSON.parse(value) as JsonObject);
     metadataOf(object).resourceVersion = String(revision);
+    if (this.deps.hooks) return this.deps.hooks.decode(object);
     if (this.info.custom) object.apiVersion = this.apiVersion;
     return object;
   }
 
-  private encode(object: JsonObject): string {
+  /** The hooks of a custom resource's version, if any. */
+  get hooks(): ResourceHooks | undefined {
+    return this.deps.hooks;
+  }
+
+  /** Decoded objects in the served version, when that takes I/O (conversion webhooks). */
+  async served(objects: JsonObject[]): Promise<JsonObject[]> {
+    const convert = this.deps.hooks?.fromStorage;
+    return convert && objects.length ? convert(objects) : objects;
+  }
+
+  /** Whether decoded objects still need `served` (watch streams convert event by event then). */
+  convertsOnRead(): boolean {
+    return this.deps.hooks?.fromStorage !== undefined;
+  }
+
+  /** The JSON to store for an object: in the storage version for custom resources. */
+  private async encodeForStorage(object: JsonObject): Promise<string> {
+    const hooks = this.deps.hooks;
+    return this.encode(hooks ? await hooks.toStorage(object) : object);
+  }
+
+  private encode(served: JsonObject): string {
+    const object = toStorage(this.info, served);
     const copy: JsonObject = { ...object, metadata: { ...metadataOf(object) } };
     delete (copy.metadata as JsonObject).resourceVersion;
     return JSON.stringify(copy);
@@ -107,7 +144,9 @@ export class RegistryStore {
 
   private async read(namespace: string, name: string): Promise<{ kv: KeyValue; object: JsonObject } | undefined> {
     const kv = await this.deps.store.get(this.key(namespace, name));
-    return kv && { kv, object: this.decode(kv.value, kv.modRevision) };
+    if (!kv) return undefined;
+    const [object] = await this.served([this.decode(kv.value, kv.modRevision)]);
+    return { kv, object: object! };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -185,7 +224,7 @@ export class RegistryStore {
       startAfter = page.items.at(-1)!.key;
       lastKey = startAfter;
     }
-    const result: ListResult = { items, resourceVersion: String(revision) };
+    const result: ListResult = { items: await this.served(items), resourceVersion: String(revision) };
     if (more && lastKey) result.continue = encodeContinue({ revision: revision!, startAfter: lastKey.slice(prefix.length) });
     return result;
   }
@@ -255,18 +294,20 @@ export class RegistryStore {
     if (this.strategy.tracksGeneration) meta.generation = 1;
     const name = typeof meta.name === 'string' ? meta.name : '';
 
+    await this.deps.guard?.checkCreate(ctx, namespace, object);
     await this.admit('CREATE', ctx, namespace, name, object);
     this.strategy.prepareForCreate(object);
     const errors = this.strategy.validate(object);
     if (errors.length) this.invalid(object, errors);
     await this.validateAdmission('CREATE', ctx, namespace, name, object);
-    this.setManagedFields(object, undefined, ctx);
+    if (!ctx.managedFieldsComputed) this.setManagedFields(object, undefined, ctx);
+    const encoded = await this.encodeForStorage(object);
     if (ctx.dryRun) {
       if (await this.deps.store.get(this.key(namespace, name))) throw alreadyExists(this.gr, name);
       return object;
     }
     try {
-      const revision = await this.deps.store.create(this.key(namespace, name), this.encode(object));
+      const revision = await this.deps.store.create(this.key(namespace, name), encoded);
       meta.resourceVersion = String(revision);
       return object;
     } catch (error) {
@@ -278,6 +319,7 @@ export class RegistryStore {
   private setManagedFields(next: JsonObject, previous: JsonObject | undefined, ctx: WriteContext): void {
     const entries = updateManagedFields({
       previous, next, manager: ctx.fieldManager, apiVersion: this.apiVersion, subresource: ctx.subresource || undefined, time: this.now(),
+      type: applyTypeOf(this.info), hasStatus: hasStatusSubresource(this.info),
     });
     const meta = metadataOf(next);
     if (entries.length) meta.managedFields = entries as unknown as JsonValue;
@@ -317,12 +359,13 @@ export class RegistryStore {
           throw error;
         }
       }
+      const encoded = await this.encodeForStorage(next);
       if (ctx.dryRun) {
         metadataOf(next).resourceVersion = String(found.kv.modRevision);
         return { object: next, created: false };
       }
       try {
-        const revision = await this.deps.store.update(this.key(namespace, name), this.encode(next), found.kv.modRevision);
+        const revision = await this.deps.store.update(this.key(namespace, name), encoded, found.kv.modRevision);
         metadataOf(next).resourceVersion = String(revision);
         return { object: next, created: false };
       } catch (error) {
@@ -358,6 +401,7 @@ export class RegistryStore {
     }
     if (errors.length) this.invalid(object, errors);
 
+    if (!ctx.subresource) await this.deps.guard?.checkUpdate(ctx, namespace, object, current);
     await this.admit('UPDATE', ctx, namespace, name, object, current);
     // Scale writes are spec writes; status, finalize and binding writes carry their own rules.
     if (!ctx.subresource || ctx.subresource === 'scale') {
@@ -371,9 +415,12 @@ export class RegistryStore {
     await this.validateAdmission('UPDATE', ctx, namespace, name, object, current);
 
     // A write that changes nothing (resourceVersion and managedFields aside) is a no-op: no new revision.
-    const comparable = (o: JsonObject) => ({ ...o, metadata: { ...metadataOf(o), resourceVersion: null, managedFields: null } });
+    // An apply that changes only ownership (a second manager applying the same values) is a write.
+    const comparable = (o: JsonObject) => ({
+      ...o, metadata: { ...metadataOf(o), resourceVersion: null, managedFields: ctx.managedFieldsComputed ? metadataOf(o).managedFields ?? null : null },
+    });
     if (jsonEqual(comparable(object), comparable(current))) return current;
-    this.setManagedFields(object, current, ctx);
+    if (!ctx.managedFieldsComputed) this.setManagedFields(object, current, ctx);
     delete meta.resourceVersion;
     return object;
   }
@@ -415,9 +462,7 @@ export class RegistryStore {
       ctx,
       (current) => {
         if (requestedVersion && requestedVersion !== stringAt(current, 'metadata', 'resourceVersion')) throw staleConflict(this.gr, name);
-        const next = deepCopy(body);
-        if (ctx.subresource === 'status') return statusOnly(next, current);
-        return next;
+        return subresourceWrite(ctx.subresource, deepCopy(body), current, this.deps.clock.now());
       },
       {
         createIfMissing: this.strategy.allowCreateOnUpdate && !ctx.subresource
@@ -490,7 +535,7 @@ export class RegistryStore {
         if (deferred) {
           if (deferred === current) return { code: 200, body: current };
           if (ctx.dryRun) return { code: 200, body: deferred };
-          const revision = await this.deps.store.update(this.key(namespace, name), this.encode(deferred), found.kv.modRevision);
+          const revision = await this.deps.store.update(this.key(namespace, name), await this.encodeForStorage(deferred), found.kv.modRevision);
           metadataOf(deferred).resourceVersion = String(revision);
           // 202 only when the deprecated orphanDependents=false was given explicitly.
           return { code: options.orphanDependents === false ? 202 : 200, body: deferred };
@@ -570,14 +615,5 @@ export class RegistryStore {
   }
 }
 
-/** A status-subresource write: the stored object with the body's status (and resourceVersion, for the precondition). */
-export function statusOnly(body: JsonObject, current: JsonObject): JsonObject {
-  const next = deepCopy(current);
-  if (body.status === undefined) delete next.status;
-  else next.status = body.status;
-  const meta = metadataOf(next);
-  const rv = stringAt(body, 'metadata', 'resourceVersion');
-  if (rv !== undefined) meta.resourceVersion = rv;
-  if (valueAt(body, 'metadata', 'managedFields') !== undefined) meta.managedFields = valueAt(body, 'metadata', 'managedFields')!;
-  return next;
-}
+/** A status-subresource write (kept here for its importers; the rules live in partial-writes.ts). */
+export { statusOnly } from './partial-writes.js';

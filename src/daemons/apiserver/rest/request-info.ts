@@ -69,6 +69,8 @@ export function parseRequestInfo(method: string, pathname: string, query: URLSea
     namespace = rest[1]!;
     if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
   }
+  // A proxy subresource carries the proxied path after it (`nodes/<name>/proxy/<path...>`).
+  if (rest.length > 3 && rest[2] === 'proxy') rest = rest.slice(0, 3);
   if (rest.length === 0 || rest.length > 3) return { type: 'unknownUnderApi', group };
   const [resource = '', name = '', subresource = ''] = rest;
 

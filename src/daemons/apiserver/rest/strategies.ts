@@ -10,6 +10,7 @@ import { validateObjectMeta, validateObjectMetaUpdate, type NameRule } from '../
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { labelSelectorString, matchesLabels, parseLabelSelector, type LabelSelectorObject } from '../../../api/selectors.js';
 import { stringAt, valueAt } from './objects.js';
+import { withCatalogRules } from './catalog-strategies.js';
 
 export interface Strategy {
   nameRule: NameRule;
@@ -315,7 +316,7 @@ export function strategyFor(info: ResourceInfo): Strategy {
   };
   if (info.kind === 'Pod') strategy.gracePeriod = podGracePeriod;
   if (info.kind === 'CustomResourceDefinition') strategy.generationChanged = (o, p) => !jsonEqual(without(o, 'metadata', 'status'), without(p, 'metadata', 'status'));
-  return strategy;
+  return withCatalogRules(info, strategy);
 }
 
 /**

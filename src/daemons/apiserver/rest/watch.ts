@@ -92,12 +92,13 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
 
   const render = (event: WatchEvent): WatchEvent => {
     if (request.representation.kind !== 'table' || event.type === 'ERROR' || event.type === 'BOOKMARK') return event;
-    const table = toTable(registry.info.kind, [event.object], {}, {
+    const options = {
       apiVersion: `${request.representation.group}/${request.representation.version}`,
       includeObject: request.representation.includeObject,
       now: request.clock.now(),
       omitColumns: tableColumnsSent,
-    });
+    };
+    const table = registry.hooks ? registry.hooks.table([event.object], {}, options) : toTable(registry.info.kind, [event.object], {}, options);
     tableColumnsSent = true;
     return { type: event.type, object: table };
   };
@@ -131,10 +132,22 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
   bookmarkTimer?.unref?.();
   res.on('close', end);
 
+  // Objects a conversion webhook must convert are sent in order, each once converted.
+  let converting = Promise.resolve();
   handle = request.registry.watchStore(prefix, startRevision, (event) => {
     lastRevision = Math.max(lastRevision, event.revision);
     const translated = translateEvent(registry, params, event);
-    if (translated) send(translated);
+    if (!translated) return;
+    if (!registry.convertsOnRead()) return send(translated);
+    converting = converting.then(async () => {
+      try {
+        const [object] = await registry.served([translated.object]);
+        send({ type: translated.type, object: object! });
+      } catch (error) {
+        send({ type: 'ERROR', object: (error as { status?: unknown }).status as JsonObject ?? internalError(error).status as unknown as JsonObject });
+        end();
+      }
+    });
   }, (error) => {
     const status = error instanceof StoreCompactedError
       ? failureStatus(410, 'Expired', `too old resource version: ${startRevision} (${error.compacted + 1})`)

@@ -17,6 +17,7 @@ import {endpointsController} from './endpoints.js';
 import {endpointSliceController} from './endpointslice.js';
 import {garbageCollectorController} from './garbage-collector.js';
 import {schedulerController} from './scheduler.js';
+import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -36,6 +37,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   podGcController,
   nodeLifecycleController,
   schedulerController,
+  clusterRoleAggregationController,
 ];
 
 /**

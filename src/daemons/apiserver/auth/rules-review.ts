@@ -1,0 +1,58 @@
+/**
+ * The rules a user holds in a namespace, for SelfSubjectRulesReview (`kubectl auth can-i --list`),
+ * as upstream's RBAC RulesFor: the rules of the cluster roles bound cluster-wide, then of the roles
+ * bound in the namespace. The privileged group and AlwaysAllow hold everything. Pure.
+ */
+import type {JsonObject} from '../../../patch/types.js';
+import type {RulesReviewStatus} from '../rest/reviews.js';
+import type {PolicyRule} from './rbac-types.js';
+import {subjectMatches, type RbacPolicySource} from './rbac.js';
+import {MASTERS_GROUP, type UserInfo} from './user.js';
+
+const EVERYTHING: RulesReviewStatus = {
+  resourceRules: [{verbs: ['*'], apiGroups: ['*'], resources: ['*']}],
+  nonResourceRules: [{verbs: ['*'], nonResourceURLs: ['*']}],
+  incomplete: false,
+};
+
+export function rulesFor(modes: string[], policy: RbacPolicySource | undefined, user: UserInfo, namespace: string): RulesReviewStatus {
+  const effective = modes.length > 0 ? modes : ['AlwaysAllow'];
+  if (user.groups.includes(MASTERS_GROUP)) return EVERYTHING;
+  for (const mode of effective) {
+    if (mode === 'AlwaysAllow') return EVERYTHING;
+    if (mode === 'RBAC' && policy) return rbacRules(policy, user, namespace);
+  }
+  return {resourceRules: [], nonResourceRules: [], incomplete: false};
+}
+
+function rbacRules(policy: RbacPolicySource, user: UserInfo, namespace: string): RulesReviewStatus {
+  const rules: PolicyRule[] = [];
+  const errors: string[] = [];
+  for (const binding of policy.listClusterRoleBindings()) {
+    if (binding.roleRef.kind !== 'ClusterRole' || !(binding.subjects ?? []).some((s) => subjectMatches(user, s, ''))) continue;
+    const role = policy.getClusterRole(binding.roleRef.name);
+    if (role) rules.push(...(role.rules ?? []));
+    else errors.push(`clusterrole "${binding.roleRef.name}" not found`);
+  }
+  if (namespace) {
+    for (const binding of policy.listRoleBindings(namespace)) {
+      if (!(binding.subjects ?? []).some((s) => subjectMatches(user, s, namespace))) continue;
+      const role = binding.roleRef.kind === 'ClusterRole' ? policy.getClusterRole(binding.roleRef.name) : policy.getRole(namespace, binding.roleRef.name);
+      if (role) rules.push(...(role.rules ?? []));
+      else errors.push(`${binding.roleRef.kind === 'ClusterRole' ? 'clusterrole' : 'role'} "${binding.roleRef.name}" not found`);
+    }
+  }
+  const resourceRules: JsonObject[] = [];
+  const nonResourceRules: JsonObject[] = [];
+  for (const rule of rules) {
+    if (rule.nonResourceURLs?.length) nonResourceRules.push({verbs: [...rule.verbs], nonResourceURLs: [...rule.nonResourceURLs]});
+    if (rule.resources?.length) {
+      const entry: JsonObject = {verbs: [...rule.verbs], apiGroups: [...(rule.apiGroups ?? [])], resources: [...rule.resources]};
+      if (rule.resourceNames?.length) entry.resourceNames = [...rule.resourceNames];
+      resourceRules.push(entry);
+    }
+  }
+  const status: RulesReviewStatus = {resourceRules, nonResourceRules, incomplete: errors.length > 0};
+  if (errors.length) status.evaluationError = errors.join(', ');
+  return status;
+}

@@ -1,0 +1,356 @@
+/**
+ * Per-kind rules of the catalog's resources (src/api/resource-catalog), as upstream's registry
+ * strategies and SetDefaults_* have them: defaults on create, what a main-resource update leaves
+ * alone, generation tracking, the required fields clients trip over, and field-selector fields.
+ * `withCatalogRules` wraps the generic strategy of strategies.ts. Pure.
+ */
+import type {ResourceInfo} from '../../../api/resources.js';
+import {field, type FieldError} from '../../../api/status.js';
+import {isJsonObject, jsonEqual, type JsonObject, type JsonValue} from '../../../patch/types.js';
+import {DEFAULT_CPU_UTILIZATION} from './conversion.js';
+import {stringAt, valueAt} from './objects.js';
+import type {Strategy} from './strategies.js';
+
+function setDefault(object: JsonObject, key: string, value: JsonValue): void {
+  if (object[key] === undefined) object[key] = value;
+}
+const specOf = (o: JsonObject): JsonObject => (isJsonObject(o.spec) ? o.spec : (o.spec = {}));
+const list = (v: JsonValue | undefined): JsonValue[] => (Array.isArray(v) ? v : []);
+const objects = (v: JsonValue | undefined): JsonObject[] => list(v).filter(isJsonObject) as JsonObject[];
+
+/** Upstream's HPA scaling rules defaults (GenerateHPAScaleUpRules / GenerateHPAScaleDownRules). */
+function defaultBehavior(spec: JsonObject): void {
+  const behavior = spec.behavior;
+  if (!isJsonObject(behavior)) return;
+  const up = isJsonObject(behavior.scaleUp) ? behavior.scaleUp : (behavior.scaleUp = {});
+  setDefault(up, 'stabilizationWindowSeconds', 0);
+  setDefault(up, 'selectPolicy', 'Max');
+  setDefault(up, 'policies', [{type: 'Pods', value: 4, periodSeconds: 15}, {type: 'Percent', value: 100, periodSeconds: 15}]);
+  const down = isJsonObject(behavior.scaleDown) ? behavior.scaleDown : (behavior.scaleDown = {});
+  setDefault(down, 'selectPolicy', 'Max');
+  setDefault(down, 'policies', [{type: 'Percent', value: 100, periodSeconds: 15}]);
+}
+
+function defaultWebhooks(o: JsonObject, mutating: boolean): void {
+  for (const hook of objects(o.webhooks)) {
+    setDefault(hook, 'failurePolicy', 'Fail');
+    setDefault(hook, 'matchPolicy', 'Equivalent');
+    setDefault(hook, 'namespaceSelector', {});
+    setDefault(hook, 'objectSelector', {});
+    setDefault(hook, 'timeoutSeconds', 10);
+    if (mutating) setDefault(hook, 'reinvocationPolicy', 'Never');
+    for (const rule of objects(hook.rules)) setDefault(rule, 'scope', '*');
+  }
+}
+
+function defaultPolicy(o: JsonObject): void {
+  const spec = specOf(o);
+  setDefault(spec, 'failurePolicy', 'Fail');
+  const constraints = spec.matchConstraints;
+  if (isJsonObject(constraints)) {
+    setDefault(constraints, 'matchPolicy', 'Equivalent');
+    setDefault(constraints, 'namespaceSelector', {});
+    setDefault(constraints, 'objectSelector', {});
+    for (const rule of objects(constraints.resourceRules)) setDefault(rule, 'scope', '*');
+  }
+}
+
+/** Keyed by `<version>/<kind>`, or `<kind>` for every version. */
+const DEFAULTS: Record<string, (o: JsonObject) => void> = {
+  PersistentVolume: (o) => {
+    const spec = specOf(o);
+    setDefault(spec, 'persistentVolumeReclaimPolicy', 'Retain');
+    setDefault(spec, 'volumeMode', 'Filesystem');
+    o.status = {phase: 'Pending'};
+  },
+  PersistentVolumeClaim: (o) => {
+    setDefault(specOf(o), 'volumeMode', 'Filesystem');
+    o.status = {phase: 'Pending'};
+  },
+  LimitRange: (o) => {
+    // Upstream's SetDefaults_LimitRangeItem: a container's default limit is its max, its default request its default limit.
+    for (const item of objects(specOf(o).limits)) {
+      if (item.type !== 'Container') continue;
+      const max = isJsonObject(item.max) ? item.max : {};
+      const def = isJsonObject(item.default) ? item.default : {};
+      for (const [name, value] of Object.entries(max)) if (def[name] === undefined) def[name] = value;
+      if (Object.keys(def).length) item.default = def;
+      const request = isJsonObject(item.defaultRequest) ? item.defaultRequest : {};
+      for (const [name, value] of Object.entries(def)) if (request[name] === undefined) request[name] = value;
+      const min = isJsonObject(item.min) ? item.min : {};
+      for (const [name, value] of Object.entries(min)) if (request[name] === undefined) request[name] = value;
+      if (Object.keys(request).length) item.defaultRequest = request;
+    }
+  },
+  'v2/HorizontalPodAutoscaler': (o) => {
+    const spec = specOf(o);
+    setDefault(spec, 'minReplicas', 1);
+    if (list(spec.metrics).length === 0) {
+      spec.metrics = [{type: 'Resource', resource: {name: 'cpu', target: {type: 'Utilization', averageUtilization: DEFAULT_CPU_UTILIZATION}}}];
+    }
+    defaultBehavior(spec);
+  },
+  'v1/HorizontalPodAutoscaler': (o) => setDefault(specOf(o), 'minReplicas', 1),
+  PodDisruptionBudget: (o) => {
+    o.status = {disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0};
+  },
+  NetworkPolicy: (o) => {
+    const spec = specOf(o);
+    setDefault(spec, 'podSelector', {});
+    for (const rule of [...objects(spec.ingress), ...objects(spec.egress)]) for (const port of objects(rule.ports)) setDefault(port, 'protocol', 'TCP');
+    if (spec.policyTypes === undefined) spec.policyTypes = list(spec.egress).length ? ['Ingress', 'Egress'] : ['Ingress'];
+  },
+  StorageClass: (o) => {
+    setDefault(o, 'reclaimPolicy', 'Delete');
+    setDefault(o, 'volumeBindingMode', 'Immediate');
+  },
+  CSIDriver: (o) => {
+    const spec = specOf(o);
+    setDefault(spec, 'attachRequired', true);
+    setDefault(spec, 'podInfoOnMount', false);
+    setDefault(spec, 'storageCapacity', false);
+    setDefault(spec, 'fsGroupPolicy', 'ReadWriteOnceWithFSType');
+    setDefault(spec, 'requiresRepublish', false);
+    setDefault(spec, 'seLinuxMount', false);
+    setDefault(spec, 'volumeLifecycleModes', ['Persistent']);
+  },
+  MutatingWebhookConfiguration: (o) => defaultWebhooks(o, true),
+  ValidatingWebhookConfiguration: (o) => defaultWebhooks(o, false),
+  ValidatingAdmissionPolicy: defaultPolicy,
+  MutatingAdmissionPolicy: (o) => {
+    defaultPolicy(o);
+    setDefault(specOf(o), 'reinvocationPolicy', 'Never');
+  },
+  FlowSchema: (o) => setDefault(specOf(o), 'matchingPrecedence', 1000),
+  PriorityLevelConfiguration: (o) => {
+    const limited = valueAt(o, 'spec', 'limited');
+    if (!isJsonObject(limited)) return;
+    setDefault(limited, 'nominalConcurrencyShares', 30);
+    setDefault(limited, 'lendablePercent', 0);
+    const response = isJsonObject(limited.limitResponse) ? limited.limitResponse : (limited.limitResponse = {type: 'Reject'});
+    if (response.type === 'Queue' && isJsonObject(response.queuing)) {
+      setDefault(response.queuing, 'queues', 64);
+      setDefault(response.queuing, 'handSize', 8);
+      setDefault(response.queuing, 'queueLengthLimit', 50);
+    }
+  },
+  CertificateSigningRequest: (o) => {
+    // Approval and issuance come through the approval and status subresources only.
+    o.status = {};
+  },
+};
+
+// -------------------------------------------------------------------------------------------------
+// Validation: the required fields of upstream's validation that a client notices first.
+
+function requireString(o: JsonObject, path: string[], errors: FieldError[]): void {
+  const value = valueAt(o, ...path);
+  if (typeof value !== 'string' || value === '') errors.push(field.required(path.join('.')));
+}
+
+function requireList(o: JsonObject, path: string[], errors: FieldError[]): void {
+  if (list(valueAt(o, ...path)).length === 0) errors.push(field.required(path.join('.')));
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+const isIp = (text: string) => IPV4.test(text) || (text.includes(':') && /^[0-9a-f:.]+$/i.test(text));
+
+const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
+  PersistentVolume: (o) => {
+    const errors: FieldError[] = [];
+    requireList(o, ['spec', 'accessModes'], errors);
+    if (!isJsonObject(valueAt(o, 'spec', 'capacity')) || valueAt(o, 'spec', 'capacity', 'storage') === undefined) errors.push(field.required('spec.capacity'));
+    return errors;
+  },
+  PersistentVolumeClaim: (o) => {
+    const errors: FieldError[] = [];
+    requireList(o, ['spec', 'accessModes'], errors);
+    if (valueAt(o, 'spec', 'resources', 'requests', 'storage') === undefined) errors.push(field.required("spec.resources[storage]"));
+    return errors;
+  },
+  HorizontalPodAutoscaler: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'scaleTargetRef', 'kind'], errors);
+    requireString(o, ['spec', 'scaleTargetRef', 'name'], errors);
+    const max = valueAt(o, 'spec', 'maxReplicas');
+    const min = valueAt(o, 'spec', 'minReplicas');
+    if (typeof max !== 'number' || max < 1) errors.push(field.invalid('spec.maxReplicas', max ?? 0, 'must be greater than or equal to 1'));
+    else if (typeof min === 'number' && min > max) errors.push(field.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
+    return errors;
+  },
+  PodDisruptionBudget: (o) => {
+    const spec = isJsonObject(o.spec) ? o.spec : {};
+    if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined) {
+      return [field.invalid('spec', spec as JsonValue, 'minAvailable and maxUnavailable cannot be both set')];
+    }
+    return [];
+  },
+  Ingress: (o) => {
+    if (valueAt(o, 'spec', 'defaultBackend') === undefined && list(valueAt(o, 'spec', 'rules')).length === 0) {
+      return [field.invalid('spec', valueAt(o, 'spec') ?? {}, 'either `defaultBackend` or `rules` must be specified')];
+    }
+    return [];
+  },
+  IngressClass: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'controller'], errors);
+    return errors;
+  },
+  IPAddress: (o) => {
+    const name = stringAt(o, 'metadata', 'name') ?? '';
+    const errors: FieldError[] = [];
+    if (name && !isIp(name)) errors.push(field.invalid('metadata.name', name, 'must be a valid IP address'));
+    requireString(o, ['spec', 'parentRef', 'resource'], errors);
+    requireString(o, ['spec', 'parentRef', 'name'], errors);
+    return errors;
+  },
+  ServiceCIDR: (o) => {
+    const errors: FieldError[] = [];
+    requireList(o, ['spec', 'cidrs'], errors);
+    return errors;
+  },
+  StorageClass: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['provisioner'], errors);
+    return errors;
+  },
+  VolumeAttachment: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'attacher'], errors);
+    requireString(o, ['spec', 'nodeName'], errors);
+    return errors;
+  },
+  VolumeAttributesClass: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['driverName'], errors);
+    return errors;
+  },
+  CSIStorageCapacity: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['storageClassName'], errors);
+    return errors;
+  },
+  CertificateSigningRequest: (o) => {
+    const errors: FieldError[] = [];
+    const request = stringAt(o, 'spec', 'request');
+    if (!request) errors.push(field.required('spec.request'));
+    else if (!Buffer.from(request, 'base64').toString('utf8').includes('-----BEGIN CERTIFICATE REQUEST-----')) {
+      errors.push(field.invalid('spec.request', '', 'PEM block type must be CERTIFICATE REQUEST'));
+    }
+    requireString(o, ['spec', 'signerName'], errors);
+    requireList(o, ['spec', 'usages'], errors);
+    const types = objects(valueAt(o, 'status', 'conditions')).map((c) => c.type);
+    if (types.includes('Approved') && types.includes('Denied')) errors.push(field.invalid('status.conditions', 'Approved', 'Approved and Denied conditions are mutually exclusive'));
+    return errors;
+  },
+  ClusterTrustBundle: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'trustBundle'], errors);
+    return errors;
+  },
+  MutatingWebhookConfiguration: validateWebhooks,
+  ValidatingWebhookConfiguration: validateWebhooks,
+  ValidatingAdmissionPolicyBinding: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'policyName'], errors);
+    requireList(o, ['spec', 'validationActions'], errors);
+    return errors;
+  },
+  MutatingAdmissionPolicyBinding: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'policyName'], errors);
+    return errors;
+  },
+  FlowSchema: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'priorityLevelConfiguration', 'name'], errors);
+    return errors;
+  },
+  PriorityLevelConfiguration: (o) => {
+    const type = valueAt(o, 'spec', 'type');
+    if (type !== 'Limited' && type !== 'Exempt') return [field.notSupported('spec.type', type ?? '', ['Exempt', 'Limited'])];
+    return [];
+  },
+  RuntimeClass: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['handler'], errors);
+    return errors;
+  },
+  APIService: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'version'], errors);
+    const name = stringAt(o, 'metadata', 'name') ?? '';
+    const expected = `${stringAt(o, 'spec', 'version') ?? ''}.${stringAt(o, 'spec', 'group') ?? ''}`;
+    if (name && name !== expected) errors.push(field.invalid('metadata.name', name, `must be ${JSON.stringify(expected)}`));
+    return errors;
+  },
+  ResourceSlice: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'driver'], errors);
+    requireString(o, ['spec', 'pool', 'name'], errors);
+    return errors;
+  },
+  LeaseCandidate: (o) => {
+    const errors: FieldError[] = [];
+    requireString(o, ['spec', 'leaseName'], errors);
+    return errors;
+  },
+};
+
+function validateWebhooks(o: JsonObject): FieldError[] {
+  const errors: FieldError[] = [];
+  objects(o.webhooks).forEach((hook, i) => {
+    if (typeof hook.name !== 'string' || hook.name === '') errors.push(field.required(`webhooks[${i}].name`));
+    if (hook.sideEffects === undefined) errors.push(field.required(`webhooks[${i}].sideEffects`));
+    else if (!['None', 'NoneOnDryRun'].includes(String(hook.sideEffects))) errors.push(field.notSupported(`webhooks[${i}].sideEffects`, hook.sideEffects, ['None', 'NoneOnDryRun']));
+    if (list(hook.admissionReviewVersions).length === 0) errors.push(field.required(`webhooks[${i}].admissionReviewVersions`, 'must specify one of v1, v1beta1'));
+    if (!isJsonObject(hook.clientConfig)) errors.push(field.required(`webhooks[${i}].clientConfig`));
+  });
+  return errors;
+}
+
+/** Kinds whose spec changes bump metadata.generation (their status reports observedGeneration). */
+const TRACKS_GENERATION = new Set([
+  'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'NetworkPolicy', 'Ingress', 'ValidatingAdmissionPolicy', 'MutatingAdmissionPolicy', 'FlowSchema',
+  'PriorityLevelConfiguration', 'ResourceClaim',
+]);
+
+/** Field-selector fields beyond metadata (upstream's GetAttrs/field label conversions). */
+const FIELDS: Record<string, (o: JsonObject) => Record<string, string>> = {
+  CertificateSigningRequest: (o) => ({'spec.signerName': stringAt(o, 'spec', 'signerName') ?? ''}),
+  PersistentVolumeClaim: (o) => ({'spec.volumeName': stringAt(o, 'spec', 'volumeName') ?? ''}),
+  ResourceSlice: (o) => ({'spec.nodeName': stringAt(o, 'spec', 'nodeName') ?? '', 'spec.driver': stringAt(o, 'spec', 'driver') ?? ''}),
+  ClusterTrustBundle: (o) => ({'spec.signerName': stringAt(o, 'spec', 'signerName') ?? ''}),
+};
+
+function rule<T>(table: Record<string, T>, info: ResourceInfo): T | undefined {
+  return table[`${info.version}/${info.kind}`] ?? table[info.kind];
+}
+
+/** The generic strategy with the catalog's rules for `info`'s kind added (unchanged for other kinds). */
+export function withCatalogRules(info: ResourceInfo, strategy: Strategy): Strategy {
+  if (info.custom) return strategy;
+  const defaults = rule(DEFAULTS, info);
+  const validate = rule(VALIDATE, info);
+  const fields = rule(FIELDS, info);
+  const tracks = TRACKS_GENERATION.has(info.kind);
+  if (!defaults && !validate && !fields && !tracks) return strategy;
+  const base = {...strategy};
+  return {
+    ...strategy,
+    tracksGeneration: strategy.tracksGeneration || tracks,
+    prepareForCreate(object) {
+      base.prepareForCreate(object);
+      defaults?.(object);
+    },
+    validate: (object) => [...base.validate(object), ...(validate?.(object) ?? [])],
+    validateUpdate: (object, previous) => [...base.validateUpdate(object, previous), ...(validate?.(object) ?? [])],
+    generationChanged: (object, previous) => base.generationChanged(object, previous) || (tracks && !jsonEqual(object.spec, previous.spec)),
+    fields: (object) => ({...base.fields(object), ...(fields?.(object) ?? {})}),
+  };
+}
+
+/** Field names a field selector may use on a catalog resource, beyond strategies.ts's. */
+export function catalogFields(info: ResourceInfo): string[] {
+  return Object.keys(rule(FIELDS, info)?.({metadata: {}}) ?? {});
+}

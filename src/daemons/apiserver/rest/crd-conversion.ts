@@ -1,0 +1,135 @@
+/**
+ * The conversion webhook client (upstream's apiextensions-apiserver/pkg/apiserver/conversion
+ * webhook_converter.go): a ConversionReview v1 POSTed over HTTPS, trusting the CRD's caBundle,
+ * the response checked (kind, uid, success, one object per object sent, same kind, name,
+ * namespace and uid, the desired apiVersion) and the original metadata restored but for labels
+ * and annotations. Every failure is an Internal error naming the webhook's target kind, as
+ * upstream answers it, and nothing is written.
+ */
+import { randomUUID } from 'node:crypto';
+import { request as httpsRequest } from 'node:https';
+import { internalError, type ApiError } from '../../../api/status.js';
+import { names } from '../../../api/names.js';
+import { isJsonObject, type JsonObject } from '../../../patch/types.js';
+
+export interface WebhookClientConfig {
+  url?: string;
+  service?: { namespace: string; name: string; path?: string; port?: number };
+  /** PEM bundle, base64-encoded (the CRD field's wire form). */
+  caBundle?: string;
+}
+
+/** Upstream's default conversion webhook timeout. */
+const TIMEOUT_MS = 30_000;
+
+function targetUrl(config: WebhookClientConfig): string {
+  if (config.url) return config.url;
+  const s = config.service;
+  if (!s) throw new Error('webhook clientConfig has neither url nor service');
+  return `https://${s.name}.${s.namespace}.svc:${s.port ?? 443}${s.path ?? ''}`;
+}
+
+/** Node's socket errors in Go's words (`dial tcp 127.0.0.1:1: connect: connection refused`). */
+function dialError(error: NodeJS.ErrnoException & { address?: string; port?: number }): string {
+  const where = error.address !== undefined ? `${error.address}:${error.port}` : '';
+  switch (error.code) {
+    case 'ECONNREFUSED': return `dial tcp ${where}: connect: connection refused`;
+    case 'ENOTFOUND': return `dial tcp: lookup ${(error as { hostname?: string }).hostname ?? ''}: no such host`;
+    case 'ETIMEDOUT': return `dial tcp ${where}: i/o timeout`;
+    default: return error.message;
+  }
+}
+
+function post(url: URL, body: string, ca: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      ca,
+      timeout: timeoutMs,
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function failure(gvk: string, text: string): ApiError {
+  return internalError(new Error(`conversion webhook for ${gvk} failed: ${text}`));
+}
+
+/** Sends objects to the webhook for `desiredAPIVersion`; returns them converted, in order. */
+export async function convertWithWebhook(
+  config: WebhookClientConfig, objects: JsonObject[], desiredAPIVersion: string, gvk: string, timeoutMs = TIMEOUT_MS,
+): Promise<JsonObject[]> {
+  const uid = randomUUID();
+  const reviewApiVersion = `${names().groups.apiextensions}/v1`;
+  const review = { kind: 'ConversionReview', apiVersion: reviewApiVersion, request: { uid, desiredAPIVersion, objects } };
+  let url: URL;
+  try {
+    url = new URL(targetUrl(config));
+    url.searchParams.set('timeout', `${Math.round(timeoutMs / 1000)}s`);
+  } catch (error) {
+    throw failure(gvk, (error as Error).message);
+  }
+  const ca = config.caBundle ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
+  const shown = url.toString();
+  let response: { status: number; text: string };
+  try {
+    response = await post(url, JSON.stringify(review), ca, timeoutMs);
+  } catch (error) {
+    throw failure(gvk, `Post "${shown}": ${dialError(error as NodeJS.ErrnoException)}`);
+  }
+  if (response.status < 200 || response.status >= 300) {
+    throw failure(gvk, `the server responded with the status code ${response.status} but did not return more information`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(response.text);
+  } catch (error) {
+    throw failure(gvk, `invalid response: ${(error as Error).message}`);
+  }
+  if (!isJsonObject(parsed) || parsed.kind !== 'ConversionReview' || parsed.apiVersion !== reviewApiVersion) {
+    throw failure(gvk, `expected webhook response of ${reviewApiVersion}, Kind=ConversionReview, got ${isJsonObject(parsed) ? `${String(parsed.apiVersion)}, Kind=${String(parsed.kind)}` : 'no object'}`);
+  }
+  const res = parsed.response;
+  if (!isJsonObject(res)) throw failure(gvk, 'no response provided');
+  if (res.uid !== uid) throw failure(gvk, `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(res.uid ?? '')}`);
+  const result = isJsonObject(res.result) ? res.result : {};
+  if (result.status !== 'Success') {
+    throw failure(gvk, typeof result.message === 'string' && result.message ? result.message : `response.result.status was '${String(result.status ?? '')}', not 'Success'`);
+  }
+  const converted = Array.isArray(res.convertedObjects) ? res.convertedObjects : [];
+  if (converted.length !== objects.length) {
+    throw internalError(new Error(`conversion webhook for ${gvk} returned ${converted.length} objects, expected ${objects.length}`));
+  }
+  return converted.map((out, i) => {
+    const original = objects[i]!;
+    if (!isJsonObject(out)) throw failure(gvk, `invalid converted object at index ${i}`);
+    if (out.apiVersion !== desiredAPIVersion) {
+      throw internalError(new Error(`conversion webhook for ${gvk} returned invalid converted object at index ${i}: invalid groupVersion (expected ${desiredAPIVersion}, received ${String(out.apiVersion)})`));
+    }
+    const om = isJsonObject(original.metadata) ? original.metadata : {};
+    const cm = isJsonObject(out.metadata) ? out.metadata : {};
+    for (const key of ['name', 'namespace', 'uid'] as const) {
+      if ((om[key] ?? '') !== (cm[key] ?? '')) {
+        throw internalError(new Error(`conversion webhook for ${gvk} returned invalid converted object at index ${i}: must have the same ${key}: ${String(om[key] ?? '')} != ${String(cm[key] ?? '')}`));
+      }
+    }
+    if (out.kind !== original.kind) {
+      throw internalError(new Error(`conversion webhook for ${gvk} returned invalid converted object at index ${i}: invalid kind (expected ${String(original.kind)}, received ${String(out.kind)})`));
+    }
+    // Metadata is the server's: only labels and annotations may change in a conversion.
+    const metadata: JsonObject = structuredClone(om);
+    for (const key of ['labels', 'annotations']) {
+      if (isJsonObject(cm[key])) metadata[key] = cm[key]!;
+      else delete metadata[key];
+    }
+    return { ...out, metadata };
+  });
+}
