@@ -90,7 +90,7 @@ function processesRunning(argv: string[]): number {
 }
 
 function podYaml(name: string, container: Record<string, unknown>, restartPolicy = 'Always'): string {
-  return JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name}, spec: {restartPolicy, containers: [{name: 'main', image: 'none', ...container}]}});
+  return JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name, labels: {app: name}}, spec: {restartPolicy, containers: [{name: 'main', image: 'none', ...container}]}});
 }
 
 /** Creates an object from its JSON (pods mostly). */
@@ -125,10 +125,12 @@ beforeAll(async () => {
   await until('the node to be Ready', async () => (await run('1.33', ['get', 'nodes', '-o', 'jsonpath={.items[0].status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True' || undefined);
   await createPod(podYaml('web', {
     command: ['python3', '-m', 'http.server', '--bind', '127.0.0.1', String(webPort)],
+    ports: [{name: 'http', containerPort: webPort}],
     workingDir: dir,
     env: [{name: 'GREETING', value: 'hello from web'}],
   }));
   await createPod(podYaml('done', {command: ['true']}, 'Never'));
+  await createPod(JSON.stringify({apiVersion: 'v1', kind: 'Service', metadata: {name: 'web'}, spec: {selector: {app: 'web'}, ports: [{port: 80, targetPort: 'http'}]}}));
   // alice may read pods (kubectl exec reads the pod first) but not exec into them.
   const rbac = (await run('1.33', ['api-versions'])).stdout.split('\n').find((v) => v.startsWith('rbac.') && v.endsWith('/v1'));
   await createPod(JSON.stringify({apiVersion: rbac, kind: 'Role', metadata: {name: 'pod-reader', namespace: 'default'}, rules: [{apiGroups: [''], resources: ['pods'], verbs: ['get', 'list']}]}));
@@ -227,8 +229,11 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     expect(r.code).toBe(0);
   });
 
-  it('port-forward carries HTTP to the pod\'s port (curl through the forward)', async () => {
-    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', 'pod/web', `:${webPort}`]);
+  it.each([
+    ['pod/web', () => String(webPort)],
+    ['svc/web', () => '80'],
+  ])('port-forward %s carries HTTP to the pod\'s port (curl through the forward)', async (target, remote) => {
+    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', target, `:${remote()}`]);
     let out = '';
     forward.stdout.on('data', (d) => (out += d));
     forward.stderr.on('data', (d) => (out += d));
