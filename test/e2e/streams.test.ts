@@ -139,6 +139,7 @@ beforeAll(async () => {
     roleRef: {apiGroup: rbac!.split('/')[0], kind: 'Role', name: 'pod-reader'}, subjects: [{apiGroup: rbac!.split('/')[0], kind: 'User', name: 'alice'}],
   }));
   for (const {version} of VERSIONS) {
+    await createPod(podYaml(`shell-${version.replace('.', '')}`, {stdin: true, tty: true, command: ['sh']}, 'Never'));
     await createPod(podYaml(`echo-${version.replace('.', '')}`, {stdin: true, stdinOnce: true, command: ['sh', '-c', 'while read l; do echo got:$l; done; echo bye']}, 'Never'));
   }
   writeFileSync(join(dir, 'index.html'), 'served through the forward\n');
@@ -216,6 +217,27 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
       }, 10_000);
       expect(rc.trim()).toBe('rc=7');
       expect(pane()).toContain('command terminated with exit code 7');
+    } finally {
+      execFileSync('tmux', ['kill-session', '-t', session]);
+    }
+  }, 60_000);
+
+  it('attach -it reaches a tty container\'s terminal, which follows the window size', async () => {
+    const pod = `shell-${version.replace('.', '')}`;
+    await waitPhase(pod, 'Running');
+    const session = `orch-attach-${version.replace('.', '')}-${process.pid}`;
+    const command = `${join(kubectlDir, `kubectl.${version}`)} --kubeconfig ${orchconfig} attach -it ${pod}; sleep 30`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '100', '-y', '30', command]);
+    try {
+      const pane = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session]).toString();
+      await until('kubectl to attach', () => pane().includes('try pressing enter') || undefined, 20_000);
+      execFileSync('tmux', ['send-keys', '-t', session, 'echo $((6*7)); tty', 'Enter']);
+      await until('the answer', () => /^42$/m.test(pane()) || undefined, 10_000);
+      expect(pane()).toMatch(/\/dev\/pts\/\d+/);
+      execFileSync('tmux', ['resize-window', '-t', session, '-x', '90', '-y', '20']);
+      await new Promise((r) => setTimeout(r, 500));
+      execFileSync('tmux', ['send-keys', '-t', session, 'stty size', 'Enter']);
+      await until('the new size', () => /^20 90$/m.test(pane()) || undefined, 10_000);
     } finally {
       execFileSync('tmux', ['kill-session', '-t', session]);
     }

@@ -96,6 +96,8 @@ export interface AttachTarget {
   tty: boolean;
   /** Receives the process's output from now on; returns the unsubscribe. */
   subscribe(onStdout: (chunk: Buffer) => void, onStderr: (chunk: Buffer) => void): () => void;
+  /** The container's terminal size (tty: true containers). */
+  resize(columns: number, rows: number): void;
   exited: Promise<ProcessExit>;
 }
 
@@ -323,6 +325,7 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
           proc.stderr?.off('data', err);
         };
       },
+      resize: (columns, rows) => proc.resize(columns, rows),
       exited: proc.exited,
     };
   }
@@ -561,7 +564,7 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
     const command = expandCommand(spec, env);
     let proc: ContainerProcess;
     try {
-      proc = new ContainerProcess(this.spawn, {command, env, cwd: spec.workingDir, uid: identity.uid, gid: identity.gid, stdin: spec.stdin === true});
+      proc = new ContainerProcess(this.spawn, {command, env, cwd: spec.workingDir, uid: identity.uid, gid: identity.gid, stdin: spec.stdin === true, tty: spec.tty === true});
     } catch (err) {
       // spawn throws at once for some refusals (EPERM on setuid, bad arguments).
       this.terminated(rec, c, {exitCode: 128, startError: (err as Error).message}, startedAt);
