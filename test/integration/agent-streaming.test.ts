@@ -170,3 +170,26 @@ describe('--streaming-connection-idle-timeout', () => {
     expect(servers.streamingConnections).toBe(0);
   });
 });
+
+describe('a pod that is killed', () => {
+  it('takes its exec processes with it; the client gets the exit', async () => {
+    const {readdirSync, readFileSync} = await import('node:fs');
+    const running = () =>
+      readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'latin1') === 'sleep\u00003011\u0000';
+        } catch {
+          return false;
+        }
+      }).length;
+    const ws = connect('/exec/default/web/app?command=sleep&command=3011&stdout=1', ['v5.channel.k8s.io']);
+    const done = exchange(ws);
+    const deadline = Date.now() + 10_000;
+    while (running() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(running()).toBe(1);
+    await runtime.killPod('uid-web', 0);
+    const result = await done;
+    expect(running()).toBe(0);
+    expect(JSON.parse(result.channels.get(3)!.toString())).toMatchObject({reason: 'NonZeroExitCode', details: {causes: [{reason: 'ExitCode', message: '137'}]}});
+  });
+});
