@@ -340,7 +340,8 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
     const rec = this.pods.get(uid);
     const c = rec && [...rec.init, ...rec.app].find((x) => x.spec.name === container);
     if (!rec || !c) return {error: `container not found ("${container}")`};
-    if (!c.process || !c.process.running || rec.terminal) return {error: `container ${container} is not running (process runtime): cannot exec or attach in a container in state ${c.state.terminated ? 'terminated' : 'waiting'}`};
+    // containerd's words for a container that does not run (now), which kubectl shows after the kubelet's.
+    if (!c.process || !c.process.running || rec.terminal) return {error: `failed to exec in container: container is in ${c.state.terminated ? 'CONTAINER_EXITED' : 'CONTAINER_CREATED'} state`};
     return {rec, c};
   }
 
