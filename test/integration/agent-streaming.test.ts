@@ -191,5 +191,15 @@ describe('a pod that is killed', () => {
     const result = await done;
     expect(running()).toBe(0);
     expect(JSON.parse(result.channels.get(3)!.toString())).toMatchObject({reason: 'NonZeroExitCode', details: {causes: [{reason: 'ExitCode', message: '137'}]}});
+    // The pod's container has ended: an exec now is refused before the upgrade, in containerd's words.
+    const late = connect('/exec/default/web/app?command=true&stdout=1', ['v5.channel.k8s.io']);
+    const refused = await new Promise<string>((resolve) =>
+      late.on('unexpected-response', (_req, res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve(`${res.statusCode} ${text}`));
+      }),
+    );
+    expect(refused).toBe('500 failed to exec in container: container is in CONTAINER_EXITED state');
   });
 });
