@@ -8,7 +8,7 @@
 //     (target: at least 0.3x), with the default kubectl (WebSocket tunnel) and kubectl 1.27 (SPDY).
 // Run `npm run build` first. Whole run: about 30 s on 2 CPUs.
 import {execFileSync, spawn} from 'node:child_process';
-import {mkdtempSync, realpathSync, rmSync, writeFileSync} from 'node:fs';
+import {mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs';
 import net from 'node:net';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
@@ -45,6 +45,16 @@ async function until(what, fn, timeoutMs = 60_000) {
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** utime + stime of a process in ms (Linux /proc; USER_HZ 100). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
   }
 }
 
@@ -116,8 +126,11 @@ export async function benchStreams() {
       forward.stdout.on('data', (d) => (out += d));
       try {
         await until('the forward', async () => out.includes('Forwarding from'));
+        const [orch0, kubectl0] = [cpuMs(up.pid), cpuMs(forward.pid)];
         const through = median([await readAll(local, BYTES), await readAll(local, BYTES), await readAll(local, BYTES)]);
+        const [orchCpu, kubectlCpu] = [(cpuMs(up.pid) - orch0) / 3, (cpuMs(forward.pid) - kubectl0) / 3];
         console.log(`  port-forward (${label}):${' '.repeat(Math.max(1, 20 - label.length))}${through.toFixed(0)} ms   ${(mib / (through / 1000)).toFixed(0)} MiB/s   ratio to direct ${(direct / through).toFixed(2)}x (target >= 0.3x)`);
+        console.log(`    CPU per copy: orch (API server + agent) ${orchCpu.toFixed(0)} ms, kubectl ${kubectlCpu.toFixed(0)} ms`);
       } finally {
         forward.kill('SIGTERM');
       }
