@@ -324,10 +324,10 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     const argv = ['sleep', `${3000 + Number(version.replace('.', ''))}`];
     const exec = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'exec', 'web', '--', ...argv]);
     await until('the exec process', () => processesRunning(argv) === 1 || undefined, 15_000);
-    expect(agentConnections()).toBe(baseline + 1);
+    expect(agentConnections()).toBeGreaterThanOrEqual(baseline + 1);
     exec.kill('SIGKILL');
     await until('the exec process to end', () => processesRunning(argv) === 0 || undefined, 15_000);
-    await until('the agent connection to close', () => agentConnections() === baseline || undefined, 15_000);
+    await until('the agent connection to close', () => agentConnections() <= baseline || undefined, 15_000);
     const again = await run(version, ['exec', 'web', '--', 'echo', 'still serving']);
     expect(again).toEqual({code: 0, stdout: 'still serving\n', stderr: ''});
   }, 40_000);
