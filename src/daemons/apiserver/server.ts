@@ -4,6 +4,9 @@
  * a watch cache), TLS certificates, authentication and authorization, the REST handler, health
  * checks with real post-start hooks, request filters, and the shutdown state machine.
  */
+import {UserError} from '../../lib/errors.js';
+import type {Store} from './storage/store.js';
+import {reportedVersion} from '../../lib/version.js';
 import {hostname} from 'node:os';
 import {join} from 'node:path';
 import {mkdir, readFile} from 'node:fs/promises';
@@ -165,6 +168,7 @@ export class ApiServer {
     this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
+    await this.checkNameSet(store, c.keyPrefix);
 
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
@@ -208,9 +212,7 @@ export class ApiServer {
       // it joins the registry for discovery only.
       registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
       version: {
-        major: c.version.major,
-        minor: c.version.minor,
-        gitVersion: c.version.gitVersion,
+        ...reportedVersion(c.version),
         gitCommit: '',
         gitTreeState: 'clean',
         buildDate: '',
@@ -258,6 +260,28 @@ export class ApiServer {
     const admin = await ensureClientCertificate(c.certDir, 'admin', ca, {user: 'orch-admin', groups: ['system:masters']});
     const {writeAdminOrchconfig} = await import('../../client/orchconfig.js');
     await writeAdminOrchconfig(c.orchconfigPath, {server: this.url, caPem, certPem: admin.certPem, keyPem: admin.keyPem});
+  }
+
+  /**
+   * Refuses a store created under the other name set (src/daemons/apiserver/names-guard.ts). A store
+   * that does not answer within a few seconds is not waited for here: its health checks report it.
+   */
+  private async checkNameSet(store: Store, keyPrefix: string): Promise<void> {
+    const {checkStoreNameSet, NameSetMismatchError} = await import('./names-guard.js');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)));
+    try {
+      await Promise.race([checkStoreNameSet(store, keyPrefix), timeout]);
+    } catch (error) {
+      if (error instanceof NameSetMismatchError) {
+        await this.storage?.close().catch(() => undefined);
+        this.storage = undefined;
+        throw new UserError(error.message);
+      }
+      log.v(1).info('Could not check which names the store was created with', 'err', error);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private installHealthChecks(): void {
