@@ -531,7 +531,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'api-audiences', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
     help: 'Audiences a service account token must name; the issuer URL is used when unset.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'oidc-issuer-url', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -610,15 +610,15 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'service-account-issuer', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
     help: 'Issuer (iss) of service account tokens; the first signs new tokens, all are accepted.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-account-key-file', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
-    help: 'PEM key files used to verify service account tokens.', section: AUTHN, implemented: false,
+    help: 'PEM key files used to verify service account tokens.', section: AUTHN, implemented: true,
   },
   {
     name: 'service-account-signing-key-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Private key that signs new service account tokens.', section: AUTHN, implemented: false,
+    help: 'Private key that signs new service account tokens.', section: AUTHN, implemented: true,
   },
   {
     name: 'service-account-signing-endpoint', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -627,21 +627,21 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'service-account-lookup', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Reject service account tokens whose account or secret no longer exists.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-account-extend-token-expiration', type: 'bool', seedType: 'bool', seedDefault: 'true',
     default: 'true',
-    help: 'Let tokens injected at admission live up to a year.', section: AUTHN, implemented: false,
+    help: 'Let tokens injected at admission live up to a year.', section: AUTHN, implemented: true,
   },
   {
     name: 'service-account-max-token-expiration', type: 'duration', seedType: 'duration', seedDefault: 'none',
     help: 'Longest lifetime given to a service account token; longer requests are cut down.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-account-jwks-uri', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Key set URL to publish in the OpenID discovery document.', section: AUTHN, implemented: false,
+    help: 'Key set URL to publish in the OpenID discovery document.', section: AUTHN, implemented: true,
   },
 
   // --- Authorization ---

@@ -7,6 +7,8 @@ import type {X509Certificate} from 'node:crypto';
 import {RequestAuthenticator} from './authenticator.js';
 import {loadTokenFile} from './token-file.js';
 import {parseCertificateBundle} from './x509.js';
+import {staticTokens, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
+import {createServiceAccountTokens, type ServiceAccountOptions, type ServiceAccountSetup} from './serviceaccount/setup.js';
 
 export interface AuthenticationOptions {
   anonymousAuth: boolean;
@@ -16,6 +18,8 @@ export interface AuthenticationOptions {
   generatedCaPem?: string;
   /** `--token-auth-file`. */
   tokenAuthFile?: string;
+  /** Service account tokens (the API server; the agent has none). */
+  serviceAccounts?: ServiceAccountOptions;
   now?: () => Date;
 }
 
@@ -25,6 +29,10 @@ export interface AuthenticationSetup {
   clientCaPems: string[];
   /** Warnings to log (duplicate or empty tokens). */
   warnings: string[];
+  /** The bearer token authenticators (TokenReview asks them). */
+  tokenUnion: TokenUnion;
+  serviceAccounts?: ServiceAccountSetup;
+  apiAudiences: string[];
 }
 
 export async function createAuthentication(options: AuthenticationOptions): Promise<AuthenticationSetup> {
@@ -40,9 +48,24 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
   }
   if (options.generatedCaPem) clientCas.push(...parseCertificateBundle(options.generatedCaPem, 'the generated CA'));
   const tokens = options.tokenAuthFile ? await loadTokenFile(options.tokenAuthFile) : undefined;
+  const warnings = [...(tokens?.warnings ?? [])];
+  const serviceAccounts = options.serviceAccounts ? await createServiceAccountTokens({now: options.now, ...options.serviceAccounts}) : undefined;
+  warnings.push(...(serviceAccounts?.warnings ?? []));
+  const apiAudiences = serviceAccounts?.apiAudiences ?? [];
+  // Upstream's order: token file, service account tokens, (bootstrap tokens, OIDC, webhook).
+  const members: TokenAuthenticator[] = [];
+  if (tokens) members.push(staticTokens(tokens, apiAudiences));
+  if (serviceAccounts) members.push(serviceAccounts.authenticator);
+  const tokenUnion = new TokenUnion(members);
   return {
-    authenticator: new RequestAuthenticator({anonymous: options.anonymousAuth, clientCas, tokens, now: options.now}),
+    authenticator: new RequestAuthenticator({
+      anonymous: options.anonymousAuth, clientCas, tokens, now: options.now,
+      tokenUnion: options.serviceAccounts ? tokenUnion : undefined, apiAudiences,
+    }),
     clientCaPems: clientCas.map((cert) => cert.toString()),
-    warnings: tokens?.warnings ?? [],
+    warnings,
+    tokenUnion,
+    serviceAccounts,
+    apiAudiences,
   };
 }
