@@ -516,17 +516,17 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'authentication-token-webhook-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Client configuration of a remote service that checks bearer tokens.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authentication-token-webhook-version', type: 'string', seedType: 'string', seedDefault: 'v1beta1',
     default: 'v1beta1',
-    help: 'TokenReview version spoken with the token webhook.', section: AUTHN, implemented: false,
+    help: 'TokenReview version spoken with the token webhook.', section: AUTHN, implemented: true,
   },
   {
     name: 'authentication-token-webhook-cache-ttl', type: 'duration', seedType: 'duration', seedDefault: '2m0s',
     default: '2m0s',
-    help: 'How long token webhook answers are cached.', section: AUTHN, implemented: false,
+    help: 'How long token webhook answers are cached.', section: AUTHN, implemented: true,
   },
   {
     name: 'api-audiences', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,

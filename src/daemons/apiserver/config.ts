@@ -24,7 +24,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'watch-cache-sizes', 'anonymous-auth', 'client-ca-file', 'token-auth-file', 'authorization-mode', 'event-ttl',
   'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
   'service-account-lookup', 'service-account-extend-token-expiration', 'service-account-max-token-expiration',
-  'service-account-jwks-uri',
+  'service-account-jwks-uri', 'authentication-token-webhook-config-file', 'authentication-token-webhook-version',
+  'authentication-token-webhook-cache-ttl',
   'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version',
   'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl',
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
@@ -66,6 +67,13 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     anonymousAuth: values['anonymous-auth'] !== false,
     clientCaFile: str(values['client-ca-file']),
     tokenAuthFile: str(values['token-auth-file']),
+    tokenWebhook: str(values['authentication-token-webhook-config-file'])
+      ? {
+          configFile: values['authentication-token-webhook-config-file'] as string,
+          version: str(values['authentication-token-webhook-version']) ?? 'v1beta1',
+          cacheTtlMs: ms(values['authentication-token-webhook-cache-ttl'], 120_000),
+        }
+      : undefined,
     serviceAccounts: {
       issuers: list(values['service-account-issuer']),
       keyFiles: list(values['service-account-key-file']),

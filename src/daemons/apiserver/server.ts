@@ -89,6 +89,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   anonymousAuth: boolean;
   clientCaFile?: string;
   tokenAuthFile?: string;
+  /** `--authentication-token-webhook-*` (timeoutMs: internal, for tests). */
+  tokenWebhook?: {configFile: string; version: string; cacheTtlMs: number; timeoutMs?: number};
   /** Service account token options (`--service-account-*`, `--api-audiences`). */
   serviceAccounts?: Omit<ServiceAccountOptions, 'certDir' | 'getObject' | 'tlsPrivateKeyFile' | 'now'>;
   authorizationModes: string[];
@@ -189,6 +191,7 @@ export class ApiServer {
       clientCaFile: c.clientCaFile,
       generatedCaPem: caPem,
       tokenAuthFile: c.tokenAuthFile,
+      tokenWebhook: c.tokenWebhook,
       serviceAccounts: {
         lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 0,
         ...c.serviceAccounts,

@@ -7,6 +7,9 @@ import type {X509Certificate} from 'node:crypto';
 import {RequestAuthenticator} from './authenticator.js';
 import {loadTokenFile} from './token-file.js';
 import {parseCertificateBundle} from './x509.js';
+import {resolveClientConfig} from '../../../client/orchconfig.js';
+import {RestClient} from '../../../client/rest-client.js';
+import {TOKEN_REVIEW_VERSIONS, WebhookTokenAuthenticator, type TokenReviewVersion} from './webhook-token.js';
 import {staticTokens, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
 import {createServiceAccountTokens, type ServiceAccountOptions, type ServiceAccountSetup} from './serviceaccount/setup.js';
 
@@ -18,6 +21,8 @@ export interface AuthenticationOptions {
   generatedCaPem?: string;
   /** `--token-auth-file`. */
   tokenAuthFile?: string;
+  /** `--authentication-token-webhook-*`. */
+  tokenWebhook?: {configFile: string; version: string; cacheTtlMs: number; timeoutMs?: number};
   /** Service account tokens (the API server; the agent has none). */
   serviceAccounts?: ServiceAccountOptions;
   now?: () => Date;
@@ -56,11 +61,12 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
   const members: TokenAuthenticator[] = [];
   if (tokens) members.push(staticTokens(tokens, apiAudiences));
   if (serviceAccounts) members.push(serviceAccounts.authenticator);
+  if (options.tokenWebhook) members.push(await loadTokenWebhook(options.tokenWebhook, apiAudiences));
   const tokenUnion = new TokenUnion(members);
   return {
     authenticator: new RequestAuthenticator({
       anonymous: options.anonymousAuth, clientCas, tokens, now: options.now,
-      tokenUnion: options.serviceAccounts ? tokenUnion : undefined, apiAudiences,
+      tokenUnion, apiAudiences,
     }),
     clientCaPems: clientCas.map((cert) => cert.toString()),
     warnings,
@@ -68,4 +74,26 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
     serviceAccounts,
     apiAudiences,
   };
+}
+
+/** Upstream's webhook client timeout for token reviews. */
+const TOKEN_WEBHOOK_TIMEOUT_MS = 10_000;
+
+async function loadTokenWebhook(o: NonNullable<AuthenticationOptions['tokenWebhook']>, implicitAudiences: string[]): Promise<WebhookTokenAuthenticator> {
+  if (!(TOKEN_REVIEW_VERSIONS as readonly string[]).includes(o.version)) {
+    throw new Error(`--authentication-token-webhook-version: invalid value "${o.version}": accepted values are ${TOKEN_REVIEW_VERSIONS.join(', ')}`);
+  }
+  let client: RestClient;
+  try {
+    const config = await resolveClientConfig({orchconfig: o.configFile});
+    client = new RestClient({config, timeoutMs: o.timeoutMs ?? TOKEN_WEBHOOK_TIMEOUT_MS, maxRetries: 0, userAgent: 'orch-apiserver/authentication-webhook'});
+  } catch (error) {
+    throw new Error(`--authentication-token-webhook-config-file ${o.configFile}: ${(error as Error).message}`);
+  }
+  return new WebhookTokenAuthenticator({
+    version: o.version as TokenReviewVersion,
+    cacheTtlMs: o.cacheTtlMs,
+    implicitAudiences,
+    post: async (review) => (await client.request({method: 'POST', path: '', body: review})).body,
+  });
 }
