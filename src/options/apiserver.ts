@@ -535,42 +535,42 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'oidc-issuer-url', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'https URL of the OpenID issuer whose ID tokens are accepted.', section: AUTHN, implemented: false,
+    help: 'https URL of the OpenID issuer whose ID tokens are accepted.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-client-id', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'OpenID client ID tokens must be issued for; needed with --oidc-issuer-url.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'oidc-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'CA bundle for the OpenID issuer; system roots are used when unset.', section: AUTHN, implemented: false,
+    help: 'CA bundle for the OpenID issuer; system roots are used when unset.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-username-claim', type: 'string', seedType: 'string', seedDefault: 'sub', default: 'sub',
-    help: 'ID token claim that becomes the user name.', section: AUTHN, implemented: false,
+    help: 'ID token claim that becomes the user name.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-username-prefix', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Prefix added to OpenID user names; - adds none.', section: AUTHN, implemented: false,
+    help: 'Prefix added to OpenID user names; - adds none.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-groups-claim', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'ID token claim that lists the user\'s groups.', section: AUTHN, implemented: false,
+    help: 'ID token claim that lists the user\'s groups.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-groups-prefix', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Prefix added to OpenID group names.', section: AUTHN, implemented: false,
+    help: 'Prefix added to OpenID group names.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-required-claim', type: 'keyValue', seedType: 'key=value pairs', seedDefault: 'none',
     repeatable: true,
-    help: 'Claim=value pairs an ID token must carry to be accepted.', section: AUTHN, implemented: false,
+    help: 'Claim=value pairs an ID token must carry to be accepted.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-signing-algs', type: 'strings', seedType: 'strings', seedDefault: 'RS256', default: 'RS256',
     enum: ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'], repeatable: true,
-    help: 'Signature algorithms accepted on ID tokens.', section: AUTHN, implemented: false,
+    help: 'Signature algorithms accepted on ID tokens.', section: AUTHN, implemented: true,
   },
   {
     name: 'requestheader-client-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',

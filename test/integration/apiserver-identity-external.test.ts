@@ -1,7 +1,9 @@
 /**
- * Identities vouched for by other systems, with real servers on loopback: a token-review webhook
- * (`--authentication-token-webhook-config-file`, HTTPS with its own CA) and `kubectl auth whoami`
- * showing what it says; a webhook that answers garbage or times out never lets anyone in. kubectl's
+ * Identities vouched for by other systems, with one real HTTPS server on loopback (its own CA)
+ * playing two parts: a token-review webhook (`--authentication-token-webhook-config-file`) and an
+ * OpenID issuer (discovery and JWKS, keys made by jose) whose ID tokens kubectl sends with
+ * `--token`; `kubectl auth whoami` shows each identity. A webhook that answers garbage or times
+ * out, and ID tokens that are not quite right, never let anyone in. kubectl's
  * typed clients use upstream's groups, so the API server runs under upstream's name set.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
@@ -9,6 +11,7 @@ import {createServer, type Server} from 'node:https';
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import {SignJWT, UnsecuredJWT, exportJWK, generateKeyPair, type KeyLike} from 'jose';
 import {selectNames} from '../../src/api/names.js';
 import {startApiServer, kubectl} from '../helpers/apiserver.js';
 import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
@@ -18,7 +21,13 @@ selectNames('kubernetes');
 let s: Awaited<ReturnType<typeof startApiServer>>;
 let webhook: Server;
 let dir: string;
+let issuer: string;
 const reviews: any[] = [];
+const CLIENT_ID = 'orch-cli';
+let rsa: {privateKey: KeyLike; publicKey: KeyLike};
+let es384: {privateKey: KeyLike; publicKey: KeyLike};
+let stranger: {privateKey: KeyLike; publicKey: KeyLike};
+let jwks: {keys: object[]};
 
 /** The webhook's answers by token. */
 function answer(review: any): {body?: string; hang?: boolean} {
@@ -54,7 +63,18 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'orch-identity-'));
   const ca = await generateCa();
   const cert = await generateServingCertificate(ca, {hosts: ['localhost'], ips: ['127.0.0.1']});
+  rsa = await generateKeyPair('RS256');
+  es384 = await generateKeyPair('ES384');
+  stranger = await generateKeyPair('RS256');
+  jwks = {keys: [{...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig'}, {...(await exportJWK(es384.publicKey)), kid: 'es-1', alg: 'ES384', use: 'sig'}]};
   webhook = createServer({cert: cert.certPem, key: cert.keyPem}, (req, res) => {
+    if (req.method === 'GET') {
+      res.setHeader('Content-Type', 'application/json');
+      if (req.url === '/.well-known/openid-configuration') return res.end(JSON.stringify({issuer, jwks_uri: `${issuer}/keys`, id_token_signing_alg_values_supported: ['RS256', 'ES384']}));
+      if (req.url === '/keys') return res.end(JSON.stringify(jwks));
+      res.statusCode = 404;
+      return res.end('{}');
+    }
     let text = '';
     req.on('data', (c) => (text += c));
     req.on('end', () => {
@@ -68,6 +88,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
   const port = (webhook.address() as {port: number}).port;
+  issuer = `https://127.0.0.1:${port}`;
+  const caFile = join(dir, 'oidc-ca.crt');
+  writeFileSync(caFile, ca.certPem);
   const configFile = join(dir, 'webhook.yaml');
   writeFileSync(configFile, [
     'apiVersion: v1', 'kind: Config', 'current-context: webhook',
@@ -80,6 +103,10 @@ beforeAll(async () => {
     config: {
       authorizationModes: ['RBAC'],
       tokenWebhook: {configFile, version: 'v1', cacheTtlMs: 60_000, timeoutMs: 1500},
+      oidc: {
+        issuerUrl: issuer, clientId: CLIENT_ID, caFile, usernameClaim: 'email', groupsClaim: 'groups', groupsPrefix: 'oidc:',
+        requiredClaims: {hd: 'example.com'}, signingAlgs: ['RS256'],
+      },
     },
   });
 }, 30_000);
@@ -122,4 +149,42 @@ describe('webhook token authentication', () => {
     expect(reviews.filter((review) => review.spec.token === 'garbage-token').length).toBe(before + 1);
     expect((await selfReview('alice-token')).status).toBe(201);
   });
+});
+
+describe('OpenID Connect ID tokens', () => {
+  const claims = (overrides: Record<string, unknown> = {}) => {
+    const now = Math.floor(Date.now() / 1000);
+    return {iss: issuer, aud: CLIENT_ID, sub: 'u-123', email: 'jane@example.com', email_verified: true, groups: ['admins', 'dev'], hd: 'example.com', iat: now, exp: now + 600, ...overrides};
+  };
+  const idToken = (payload: Record<string, unknown>, key = rsa.privateKey, header = {alg: 'RS256', kid: 'rsa-1'}) =>
+    new SignJWT(payload).setProtectedHeader(header).sign(key);
+
+  it('kubectl --token with an ID token: auth whoami shows the email and the prefixed groups', async () => {
+    const token = await idToken(claims());
+    const r = await kubectl(tokenKubeconfig('unused'), ['--token', token, 'auth', 'whoami', '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).status.userInfo).toEqual({username: 'jane@example.com', groups: ['oidc:admins', 'oidc:dev', 'system:authenticated']});
+  }, 30_000);
+
+  it('refuses ID tokens that are not quite right with 401', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const cases: Record<string, string> = {
+      wrongAudience: await idToken(claims({aud: 'someone-else'})),
+      expired: await idToken(claims({iat: now - 7200, exp: now - 3600})),
+      missingRequiredClaim: await idToken(claims({hd: undefined})),
+      wrongRequiredClaim: await idToken(claims({hd: 'evil.example'})),
+      unverifiedEmail: await idToken(claims({email_verified: false})),
+      algorithmNotAllowed: await idToken(claims(), es384.privateKey, {alg: 'ES384', kid: 'es-1'}),
+      unknownKey: await idToken(claims(), stranger.privateKey, {alg: 'RS256', kid: 'rsa-9'}),
+      keyIdOfAnotherKey: await idToken(claims(), stranger.privateKey, {alg: 'RS256', kid: 'rsa-1'}),
+      algNone: new UnsecuredJWT(claims()).encode(),
+      malformed: `${(await idToken(claims())).slice(0, -10)}AAAAAAAAAA`,
+    };
+    for (const [name, token] of Object.entries(cases)) {
+      const r = await selfReview(token);
+      expect([name, r.status]).toEqual([name, 401]);
+    }
+    // Still serving good tokens.
+    expect((await selfReview(await idToken(claims()))).status).toBe(201);
+  }, 30_000);
 });

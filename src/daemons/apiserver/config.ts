@@ -25,7 +25,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
   'service-account-lookup', 'service-account-extend-token-expiration', 'service-account-max-token-expiration',
   'service-account-jwks-uri', 'authentication-token-webhook-config-file', 'authentication-token-webhook-version',
-  'authentication-token-webhook-cache-ttl',
+  'authentication-token-webhook-cache-ttl', 'oidc-issuer-url', 'oidc-client-id', 'oidc-ca-file', 'oidc-username-claim',
+  'oidc-username-prefix', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-signing-algs',
   'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version',
   'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl',
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
@@ -67,6 +68,19 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     anonymousAuth: values['anonymous-auth'] !== false,
     clientCaFile: str(values['client-ca-file']),
     tokenAuthFile: str(values['token-auth-file']),
+    oidc: str(values['oidc-issuer-url'])
+      ? {
+          issuerUrl: values['oidc-issuer-url'] as string,
+          clientId: str(values['oidc-client-id']) ?? '',
+          caFile: str(values['oidc-ca-file']),
+          usernameClaim: str(values['oidc-username-claim']) ?? 'sub',
+          usernamePrefix: str(values['oidc-username-prefix']),
+          groupsClaim: str(values['oidc-groups-claim']),
+          groupsPrefix: str(values['oidc-groups-prefix']),
+          requiredClaims: (values['oidc-required-claim'] as Record<string, string> | undefined) ?? {},
+          signingAlgs: list(values['oidc-signing-algs']) ?? ['RS256'],
+        }
+      : undefined,
     tokenWebhook: str(values['authentication-token-webhook-config-file'])
       ? {
           configFile: values['authentication-token-webhook-config-file'] as string,

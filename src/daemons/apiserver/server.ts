@@ -47,7 +47,7 @@ import {
   type Filter,
   type MaxInFlightFilter,
 } from './filters/index.js';
-import {createAuthentication} from './auth/config.js';
+import {createAuthentication, type AuthenticationOptions} from './auth/config.js';
 import type {ServiceAccountOptions} from './auth/serviceaccount/setup.js';
 import {discoveryDocument, issuerDiscovery, JWKS_PATH, type IssuerDiscovery} from './auth/serviceaccount/discovery.js';
 import {serveIssuerDiscovery, storeObjectGetter} from './auth/serviceaccount/serving.js';
@@ -89,6 +89,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   anonymousAuth: boolean;
   clientCaFile?: string;
   tokenAuthFile?: string;
+  /** `--oidc-*`. */
+  oidc?: AuthenticationOptions['oidc'];
   /** `--authentication-token-webhook-*` (timeoutMs: internal, for tests). */
   tokenWebhook?: {configFile: string; version: string; cacheTtlMs: number; timeoutMs?: number};
   /** Service account token options (`--service-account-*`, `--api-audiences`). */
@@ -192,6 +194,7 @@ export class ApiServer {
       generatedCaPem: caPem,
       tokenAuthFile: c.tokenAuthFile,
       tokenWebhook: c.tokenWebhook,
+      oidc: c.oidc,
       serviceAccounts: {
         lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 0,
         ...c.serviceAccounts,

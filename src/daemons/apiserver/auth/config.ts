@@ -10,7 +10,8 @@ import {parseCertificateBundle} from './x509.js';
 import {resolveClientConfig} from '../../../client/orchconfig.js';
 import {RestClient} from '../../../client/rest-client.js';
 import {TOKEN_REVIEW_VERSIONS, WebhookTokenAuthenticator, type TokenReviewVersion} from './webhook-token.js';
-import {staticTokens, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
+import {OidcAuthenticator, type OidcOptions} from './oidc.js';
+import {audienceAgnostic, staticTokens, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
 import {createServiceAccountTokens, type ServiceAccountOptions, type ServiceAccountSetup} from './serviceaccount/setup.js';
 
 export interface AuthenticationOptions {
@@ -21,6 +22,8 @@ export interface AuthenticationOptions {
   generatedCaPem?: string;
   /** `--token-auth-file`. */
   tokenAuthFile?: string;
+  /** `--oidc-*` (caFile read here). */
+  oidc?: Omit<OidcOptions, 'caPem' | 'now'> & {caFile?: string};
   /** `--authentication-token-webhook-*`. */
   tokenWebhook?: {configFile: string; version: string; cacheTtlMs: number; timeoutMs?: number};
   /** Service account tokens (the API server; the agent has none). */
@@ -61,6 +64,7 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
   const members: TokenAuthenticator[] = [];
   if (tokens) members.push(staticTokens(tokens, apiAudiences));
   if (serviceAccounts) members.push(serviceAccounts.authenticator);
+  if (options.oidc) members.push(await loadOidc(options.oidc, apiAudiences, options.now));
   if (options.tokenWebhook) members.push(await loadTokenWebhook(options.tokenWebhook, apiAudiences));
   const tokenUnion = new TokenUnion(members);
   return {
@@ -96,4 +100,26 @@ async function loadTokenWebhook(o: NonNullable<AuthenticationOptions['tokenWebho
     implicitAudiences,
     post: async (review) => (await client.request({method: 'POST', path: '', body: review})).body,
   });
+}
+
+async function loadOidc(o: NonNullable<AuthenticationOptions['oidc']>, implicitAudiences: string[], now?: () => Date): Promise<TokenAuthenticator> {
+  if (!o.issuerUrl.startsWith('https://')) throw new Error(`--oidc-issuer-url must be an https:// URL, got ${JSON.stringify(o.issuerUrl)}`);
+  if (!o.clientId) throw new Error('--oidc-client-id: the client ID is required when the issuer URL is set');
+  let caPem: string | undefined;
+  if (o.caFile) {
+    try {
+      caPem = await readFile(o.caFile, 'utf8');
+    } catch (error) {
+      throw new Error(`--oidc-ca-file: ${(error as Error).message}`);
+    }
+    parseCertificateBundle(caPem, `--oidc-ca-file ${o.caFile}`);
+  }
+  const {caFile: _caFile, ...rest} = o;
+  const oidc = new OidcAuthenticator({...rest, caPem, now});
+  // ID tokens carry the client ID as their audience, not the server's: good for the server's own.
+  return audienceAgnostic(async (token) => {
+    const result = await oidc.authenticateToken(token);
+    if (!result) return undefined;
+    return 'user' in result ? result.user : result;
+  }, implicitAudiences);
 }
