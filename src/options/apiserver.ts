@@ -609,7 +609,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'service-account-issuer', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
-    help: 'Issuer (iss) of service account tokens; the first signs new tokens, all are accepted.', section: AUTHN,
+    help: 'Issuer (iss) of service account tokens; the first signs new tokens, all are accepted (orch defaults to https://<default service>.default.svc.cluster.local).', section: AUTHN,
     implemented: true,
   },
   {
@@ -618,7 +618,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'service-account-signing-key-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Private key that signs new service account tokens.', section: AUTHN, implemented: true,
+    help: 'Private key that signs new service account tokens; orch generates <cert-dir>/sa.key when unset.', section: AUTHN, implemented: true,
   },
   {
     name: 'service-account-signing-endpoint', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -626,7 +626,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'service-account-lookup', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
-    help: 'Reject service account tokens whose account or secret no longer exists.', section: AUTHN,
+    help: 'Reject legacy token secrets whose secret or account no longer exists (bound tokens are always checked).', section: AUTHN,
     implemented: true,
   },
   {
