@@ -14,6 +14,11 @@ import {selectNames} from '../../src/api/names.js';
 import {startApiServer, kubectl, type ApiClient} from '../helpers/apiserver.js';
 import {legacyClaims, signerFromPem} from '../../src/daemons/controller-manager/controllers/serviceaccount-token.js';
 import {keyIdOf} from '../../src/daemons/serving/jwt-keys.js';
+import {request as httpsRequest} from 'node:https';
+import {Gauge, Registry} from 'prom-client';
+import {freePort} from '../helpers/apiserver.js';
+import {ControllerManagerServing} from '../../src/daemons/controller-manager/serving.js';
+import {secureServingOptions} from '../../src/daemons/serving/secure-serving.js';
 
 selectNames('kubernetes');
 
@@ -225,4 +230,56 @@ describe('TokenReview and issuer discovery', () => {
     const {payload} = await jwtVerify(token, createLocalJWKSet(jwks.body), {issuer: ISSUER, audience: 'vault'});
     expect(payload.sub).toBe('system:serviceaccount:default:robot');
   });
+});
+
+describe('the controller manager\'s /metrics with service account tokens (delegated authentication)', () => {
+  let serving: ControllerManagerServing;
+  let port: number;
+  const rbac = 'rbac.authorization.k8s.io';
+
+  beforeAll(async () => {
+    for (const name of ['scraper', 'stranger']) await s.client.post(`/api/v1/namespaces/${ns}/serviceaccounts`, {apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name}});
+    await s.client.post(`/apis/${rbac}/v1/clusterroles`, {apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: {name: 'metrics-reader'}, rules: [{verbs: ['get'], nonResourceURLs: ['/metrics']}]});
+    await s.client.post(`/apis/${rbac}/v1/clusterrolebindings`, {
+      apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: {name: 'scraper-metrics'},
+      roleRef: {apiGroup: rbac, kind: 'ClusterRole', name: 'metrics-reader'}, subjects: [{kind: 'ServiceAccount', name: 'scraper', namespace: ns}],
+    });
+    const metrics = new Registry();
+    new Gauge({name: 'orch_identity_test_gauge', help: 'A gauge the test reads back.', registers: [metrics]}).set(1);
+    serving = new ControllerManagerServing(
+      {
+        bindAddress: '127.0.0.1', securePort: await freePort(), certDir: join(s.dataDir, 'cm-pki'), alwaysAllowPaths: ['/healthz'],
+        authenticationOrchconfig: s.orchconfigPath, authorizationOrchconfig: s.orchconfigPath,
+        authorizedTtlMs: 10_000, unauthorizedTtlMs: 0,
+        ...secureServingOptions({}),
+      },
+      metrics,
+    );
+    await serving.start();
+    port = Number(new URL(serving.url).port);
+  }, 30_000);
+
+  afterAll(async () => {
+    await serving?.stop();
+  });
+
+  const scrape = (token: string) => new Promise<{status: number; body: string}>((resolve, reject) => {
+    const req = httpsRequest({host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false, headers: {authorization: `Bearer ${token}`}}, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({status: res.statusCode ?? 0, body}));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+  it('answers the account RBAC allows, refuses the one it does not, and a forged token with 401', async () => {
+    const allowed = await scrape(await createToken('scraper'));
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toContain('orch_identity_test_gauge 1');
+    const refused = await scrape(await createToken('stranger'));
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('User \\"system:serviceaccount:default:stranger\\" cannot get path \\"/metrics\\"');
+    expect((await scrape('not.a.token')).status).toBe(401);
+  }, 30_000);
 });
