@@ -5,7 +5,7 @@
  * to a pod or secret of the namespace that must exist (with the uid given, if any); a pod must run
  * as the account.
  */
-import {names} from '../../../api/names.js';
+import {NAME_SET_IDS, nameSet, names} from '../../../api/names.js';
 import {badRequest, field, invalid, type FieldError} from '../../../api/status.js';
 import {isJsonObject, type JsonObject} from '../../../patch/types.js';
 import type {TokenIssuer} from '../auth/serviceaccount/issuer.js';
@@ -20,6 +20,17 @@ export interface TokenServices {
   /** The bearer token authenticators (TokenReview). */
   union: TokenAuthenticator;
   apiAudiences: string[];
+}
+
+/**
+ * The answer's apiVersion: the one the client sent when it is the authentication group of either
+ * name set, else the active set's. The subresource lives under the core path, so kubectl reaches it
+ * under orch's names too, but its typed client decodes only upstream's group: answering in the
+ * version asked makes `kubectl create token` work under both name sets.
+ */
+function answerVersion(sent: unknown): string {
+  const accepted = NAME_SET_IDS.map((id) => `${nameSet(id).groups.authentication}/v1`);
+  return typeof sent === 'string' && accepted.includes(sent) ? sent : `${names().groups.authentication}/v1`;
 }
 
 type Getter = (plural: 'serviceaccounts' | 'pods' | 'secrets', name: string) => Promise<JsonObject>;
@@ -68,7 +79,7 @@ export async function requestToken(body: unknown, namespace: string, name: strin
   if (ref) outSpec.boundObjectRef = {...deepCopy(ref), uid: (pod ?? secret)!.uid};
   return {
     kind: 'TokenRequest',
-    apiVersion: `${names().groups.authentication}/v1`,
+    apiVersion: answerVersion(body.apiVersion),
     metadata: {name, namespace, creationTimestamp: now.toISOString().replace(/\.\d+Z$/, 'Z')},
     spec: outSpec,
     status: {token: issued.token, expirationTimestamp: issued.expirationTimestamp.toISOString().replace(/\.\d+Z$/, 'Z')},
