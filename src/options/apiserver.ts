@@ -337,7 +337,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'encryption-provider-config', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Configuration of how secrets are encrypted before they are stored.', section: STORAGE,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'encryption-provider-config-automatic-reload', type: 'bool', seedType: 'bool', seedDefault: 'false',

@@ -123,6 +123,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   eventTtlMs: number;
   serviceClusterIpRange?: string[];
   strictTransportSecurityDirectives?: string[];
+  /** --encryption-provider-config: values of the resources it names are encrypted in the store. */
+  encryptionProviderConfig?: string;
   /** The audit options; without a policy file nothing is audited. */
   audit?: AuditConfig;
   version: VersionInfo;
@@ -191,7 +193,8 @@ export class ApiServer {
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
+    const wrapEngine = c.encryptionProviderConfig ? await encryptionWrapper(c.encryptionProviderConfig, c.keyPrefix) : undefined;
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
     await this.checkNameSet(store, c.keyPrefix);
@@ -636,6 +639,21 @@ export class ApiServer {
       at: Date.now(),
     };
   }
+}
+
+/** Reads --encryption-provider-config; a bad file stops the start naming the option and the problem. */
+async function encryptionWrapper(file: string, keyPrefix: string) {
+  const {parseEncryptionConfig} = await import('./encryption/config.js');
+  const {EncryptingStore, keyResolver} = await import('./encryption/store.js');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`--encryption-provider-config: cannot read ${file}: ${(error as Error).message}`);
+  }
+  const config = parseEncryptionConfig(text, `--encryption-provider-config ${file}`);
+  const resolve = keyResolver(keyPrefix);
+  return (engine: Storage['engines'][number]) => new EncryptingStore(engine, config, resolve);
 }
 
 async function waitFor(condition: () => boolean, intervalMs = 50): Promise<void> {

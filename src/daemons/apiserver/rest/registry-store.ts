@@ -4,6 +4,7 @@
  * modRevision, optimistic concurrency, server-set metadata, admission, dry run, managedFields,
  * graceful deletion and finalizers, and consistent paged lists.
  */
+import { isStale } from '../encryption/stale.js';
 import { randomUUID } from 'node:crypto';
 import type { ResourceInfo } from '../../../api/resources.js';
 import { groupVersionOf } from '../../../api/resources.js';
@@ -360,7 +361,9 @@ export class RegistryStore {
       const current = found.object;
       const desired = await mutate(deepCopy(current));
       const next = await this.prepareUpdate(namespace, name, desired, current, ctx);
-      if (next === current) return { object: current, created: false };
+      // A no-op still writes when the stored value was encrypted with a key that no longer writes
+      // (upstream's stale read), so rewriting every object re-encrypts with the new first key.
+      if (next === current && !isStale(this.key(namespace, name))) return { object: current, created: false };
       if (this.shouldDeleteDuringUpdate(next, current)) {
         if (ctx.dryRun) return { object: next, created: false };
         try {
