@@ -16,12 +16,12 @@
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch,validation,apply: a subset, e.g. to profile one case).
+// (get,list,patch,validation,apply,audit,encryption: a subset, e.g. to profile one case).
 // - Server-side apply (PATCH application/apply-patch+yaml) of pods: applies that create a pod, and
 //   applies that change a label of each client's own pod, both against POST (create) of the same pod
 //   in the same run: the cost of merging, field sets and conflict checks over a plain create.
 import {spawn, fork} from 'node:child_process';
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {createServer as createHttpsServer, Agent, request} from 'node:https';
 import {createServer as createNetServer} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -36,7 +36,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,audit,encryption').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -100,6 +100,8 @@ async function main() {
       if (engine === 'etcd' && !etcd) etcd = await lib.startEtcd();
       if (CASES.has('get') || CASES.has('list') || CASES.has('patch')) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
       if (CASES.has('validation')) results.push(...(await benchValidation(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('audit')) results.push(...(await benchAudit(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('encryption')) results.push(...(await benchEncryption(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
   } finally {
     await etcd?.stop();
@@ -280,11 +282,12 @@ async function benchEngine(engine, etcdEndpoint, lib) {
 }
 
 /** An `orch apiserver` process on a fresh data directory; `env` adds environment variables. */
-async function startOrch(engine, etcdEndpoint, env = {}) {
+async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = () => []) {
   const dataDir = mkdtempSync(join(tmpdir(), `orch-bench-${engine}-`));
   const port = await freePort();
   const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
   if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
+  args.push(...extraArgs(dataDir));
   const server = spawn(process.execPath, args, {cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, ...env}});
   let log = '';
   server.stderr.on('data', (c) => (log = (log + c).slice(-5000)));
@@ -362,6 +365,56 @@ async function benchValidation(engine, etcdEndpoint) {
   } catch (error) {
     console.error(on.log(), off.log());
     throw error;
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+}
+
+/**
+ * Auditing (case `audit`): GET and create rates of a server logging every request at Metadata level
+ * to a file (blocking mode, the default), as ratios to a server without auditing. Target: >= 0.8x.
+ */
+async function benchAudit(engine, etcdEndpoint) {
+  const policyArgs = (dataDir) => {
+    writeFileSync(join(dataDir, 'policy.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n');
+    return ['--audit-policy-file', join(dataDir, 'policy.yaml'), '--audit-log-path', join(dataDir, 'audit', 'audit.log')];
+  };
+  const on = await startOrch(engine, etcdEndpoint, {}, policyArgs);
+  const off = await startOrch(engine, etcdEndpoint);
+  try {
+    const CM = '/api/v1/namespaces/default/configmaps';
+    for (const server of [on, off]) {
+      const r = await server.orch('POST', CM, JSON.stringify({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'read-me'}, data: {a: 'b'}}), 'application/json');
+      if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body}`);
+    }
+    const get = (server) => () => server.orch('GET', `${CM}/read-me`);
+    const [getOn, getOff] = await interleaved(get(on), get(off));
+    let n = 0;
+    const create = (server) => () => server.orch('POST', CM, JSON.stringify({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: `c-${n++}`}, data: {a: 'b'}}), 'application/json');
+    const [createOn, createOff] = await interleaved(create(on), create(off));
+    return [row(engine, 'GET, audit Metadata', getOn, 'no audit', getOff, 0.8), row(engine, 'create, audit Metadata', createOn, 'no audit', createOff, 0.8)];
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+}
+
+/** Encryption at rest (case `encryption`): secret creates with aesgcm on secrets, against a server without. Target: >= 0.8x. */
+async function benchEncryption(engine, etcdEndpoint) {
+  const encryptionArgs = (dataDir) => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    writeFileSync(join(dataDir, 'enc.yaml'), `apiVersion: apiserver.config.orch.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - aesgcm: {keys: [{name: k1, secret: ${key}}]}\n      - identity: {}\n`);
+    return ['--encryption-provider-config', join(dataDir, 'enc.yaml')];
+  };
+  const on = await startOrch(engine, etcdEndpoint, {}, encryptionArgs);
+  const off = await startOrch(engine, etcdEndpoint);
+  try {
+    const SECRETS = '/api/v1/namespaces/default/secrets';
+    let n = 0;
+    const create = (server) => () => server.orch('POST', SECRETS, JSON.stringify({apiVersion: 'v1', kind: 'Secret', metadata: {name: `s-${n++}`}, data: {password: Buffer.from('hunter2').toString('base64')}}), 'application/json');
+    const [createOn, createOff] = await interleaved(create(on), create(off));
+    return [row(engine, 'secret create, aesgcm', createOn, 'no encryption', createOff, 0.8)];
   } finally {
     await on.stop();
     await off.stop();

@@ -66,11 +66,21 @@ export function logSink(options: LogSinkOptions, stdout: Writable = process.stdo
     }
     stream.on('error', (e) => options.onError?.(e));
   }
+  let corked = false;
   return {
     write(events) {
       if (events.length === 0) return Promise.resolve();
       const text = events.map((ev) => `${encodeEvent(ev.apiVersion === options.apiVersion ? ev : {...ev, apiVersion: options.apiVersion}, options.format)}\n`).join('');
       return new Promise<void>((resolve, reject) => {
+        // Events of concurrent requests leave in one write: corked until the end of this tick.
+        if (!corked && ownStream) {
+          corked = true;
+          stream.cork();
+          process.nextTick(() => {
+            corked = false;
+            stream.uncork();
+          });
+        }
         stream.write(text, (error) => (error ? reject(error) : resolve()));
       });
     },

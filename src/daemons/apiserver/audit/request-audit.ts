@@ -147,8 +147,11 @@ export class Auditor {
       stageTimestamp: stamp(t),
     };
     const audit = new RequestAudit(this, event, config, isLongRunning(info));
-    const ok = await audit.emit('RequestReceived');
-    if (!ok) return false;
+    // Only blocking-strict refuses a request whose first event is not stored, so only it waits here;
+    // blocking modes still hold the response until its last event is written (writes keep their order).
+    if (this.strict) {
+      if (!(await audit.emit('RequestReceived'))) return false;
+    } else void audit.emit('RequestReceived');
     audit.attach(req as Req, res);
     return audit;
   }
@@ -170,6 +173,10 @@ export class Auditor {
       ),
     );
     return ok;
+  }
+
+  private get strict(): boolean {
+    return this.options.backends.some((b) => b.mode === 'blocking-strict');
   }
 
   /** Whether a blocking backend makes responses wait for their ResponseComplete event. */
@@ -328,7 +335,9 @@ export class RequestAudit {
     this.completed = true;
     const code = res.statusCode;
     const body = this.responseChunks.length ? Buffer.concat(this.responseChunks) : undefined;
-    const response = body && this.responseBytes < this.responseCapture ? decodeObject(this.responseContentType(), body) : undefined;
+    // Below RequestResponse the body matters only for an error's Status: decoding every success would be wasted work.
+    const wantsBody = this.level === 'RequestResponse' || code >= 300;
+    const response = wantsBody && body && this.responseBytes < this.responseCapture ? decodeObject(this.responseContentType(), body) : undefined;
     const status: ResponseStatus = {metadata: {}, code};
     if (response && typeof response === 'object' && (response as {kind?: string}).kind === 'Status') {
       const s = response as Partial<ResponseStatus>;
