@@ -190,6 +190,14 @@ describe('audit log and webhook (JSON)', () => {
     expect(ev.responseStatus?.code).toBe(403);
   });
 
+  it('logs a request with refused credentials as one ResponseStarted event with the 401', async () => {
+    const res = await api.client.as({token: 'wrong-token', clientCert: false}).request('GET', '/api/v1/namespaces/lvl-meta/configmaps');
+    expect(res.status).toBe(401);
+    const events = readEvents(logDir()).filter((e) => e.auditID === res.headers['audit-id']);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({stage: 'ResponseStarted', user: {username: ''}, responseStatus: {code: 401, message: 'Authentication failed, attempted: token'}});
+  });
+
   it('answers with the Audit-ID header of the logged event', async () => {
     const res = await api.client.request('GET', '/api/v1/namespaces/lvl-meta/configmaps');
     const id = res.headers['audit-id'] as string;

@@ -420,6 +420,7 @@ export class ApiServer {
       const outcome = await authenticator.authenticateRequestAsync(req);
       if (!outcome.user) {
         if (outcome.error) log.v(2).info('Unable to authenticate the request', 'err', outcome.error);
+        if (auditor) await auditor.failedAuthentication(req, res, attemptedMethods(req));
         return writeStatusObject(res, unauthorizedStatus());
       }
       if (outcome.usedBearerToken) delete req.headers.authorization;
@@ -654,6 +655,17 @@ async function encryptionWrapper(file: string, keyPrefix: string) {
   const config = parseEncryptionConfig(text, `--encryption-provider-config ${file}`);
   const resolve = keyResolver(keyPrefix);
   return (engine: Storage['engines'][number]) => new EncryptingStore(engine, config, resolve);
+}
+
+/** What a refused request tried, for its audit event (upstream's getAuthMethods). */
+function attemptedMethods(req: AnyRequest): string[] {
+  const methods: string[] = [];
+  const peer = (req.socket as {getPeerCertificate?: () => {raw?: Buffer} | undefined} | undefined)?.getPeerCertificate?.();
+  if (peer?.raw) methods.push('certificate');
+  const authorization = req.headers.authorization ?? '';
+  if (/^bearer /i.test(authorization)) methods.push('token');
+  if (/^basic /i.test(authorization)) methods.push('basic');
+  return methods;
 }
 
 async function waitFor(condition: () => boolean, intervalMs = 50): Promise<void> {

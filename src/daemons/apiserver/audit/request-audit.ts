@@ -119,6 +119,40 @@ export class Auditor {
       path,
     });
     if (config.level === 'None') return undefined;
+    const event = this.newEvent(req, user, config, auditID, receivedAt);
+    const audit = new RequestAudit(this, event, config, isLongRunning(requestInfoOf(req)));
+    // Only blocking-strict refuses a request whose first event is not stored, so only it waits here;
+    // blocking modes still hold the response until its last event is written (writes keep their order).
+    if (this.strict) {
+      if (!(await audit.emit('RequestReceived'))) return false;
+    } else void audit.emit('RequestReceived');
+    audit.attach(req as Req, res);
+    return audit;
+  }
+
+  /**
+   * A request whose credentials were refused (upstream's WithFailedAuthenticationAudit): one
+   * ResponseStarted event with the 401 and the methods tried, if the policy audits it (no user).
+   */
+  async failedAuthentication(req: RequestLike, response: ResponseLike, attempted: string[]): Promise<void> {
+    const auditID = headerOf(req, 'audit-id') || randomUUID();
+    response.setHeader('Audit-ID', auditID);
+    const info = requestInfoOf(req);
+    const user: UserInfo = {name: '', groups: []};
+    const config = evaluatePolicy(this.options.policy, {
+      user, verb: info.verb, isResourceRequest: info.isResourceRequest, apiGroup: info.apiGroup, resource: info.resource,
+      subresource: info.subresource, namespace: info.namespace, name: info.name, path: requestPath(req),
+    });
+    if (config.level === 'None' || config.omitStages.includes('ResponseStarted')) return;
+    const event = this.newEvent(req, user, config, auditID);
+    event.stage = 'ResponseStarted';
+    event.responseStatus = {metadata: {}, message: `Authentication failed, attempted: ${attempted.join(', ') || 'none'}`, code: 401};
+    event.stageTimestamp = this.timestamp();
+    await this.process(event);
+  }
+
+  private newEvent(req: RequestLike, user: UserInfo, config: RequestAuditConfig, auditID: string, receivedAt?: number): AuditEvent {
+    const info = requestInfoOf(req);
     const t = receivedAt ?? this.now();
     const event: AuditEvent = {
       kind: 'Event',
@@ -129,7 +163,7 @@ export class Auditor {
       requestURI: req.url ?? '/',
       verb: info.verb,
       user: auditUser(user),
-      sourceIPs: sourceIPs(req),
+      sourceIPs: sourceIPs(req as Req),
       ...(headerOf(req, 'user-agent') ? {userAgent: headerOf(req, 'user-agent')} : {}),
       ...(info.isResourceRequest
         ? {
@@ -146,14 +180,7 @@ export class Auditor {
       requestReceivedTimestamp: stamp(t),
       stageTimestamp: stamp(t),
     };
-    const audit = new RequestAudit(this, event, config, isLongRunning(info));
-    // Only blocking-strict refuses a request whose first event is not stored, so only it waits here;
-    // blocking modes still hold the response until its last event is written (writes keep their order).
-    if (this.strict) {
-      if (!(await audit.emit('RequestReceived'))) return false;
-    } else void audit.emit('RequestReceived');
-    audit.attach(req as Req, res);
-    return audit;
+    return event;
   }
 
   /** Hands one event to every backend; false when a blocking-strict backend failed. */

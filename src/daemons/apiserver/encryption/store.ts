@@ -21,13 +21,24 @@ export function keyResolver(keyPrefix: string): (key: string) => KeyResource | u
   const known = builtinResources()
     .map((r) => ({prefix: `${root}${r.storagePrefix}/`, group: r.group, resource: r.plural}))
     .sort((a, b) => b.prefix.length - a.prefix.length);
-  return (key) => {
+  // Every value read or written asks: memoized by the key's parent path (`/registry/secrets/default`),
+  // which names the resource just as well and repeats across a namespace's objects.
+  const byParent = new Map<string, KeyResource | undefined>();
+  const resolve = (key: string): KeyResource | undefined => {
     const hit = known.find((k) => key.startsWith(k.prefix));
     if (hit) return {group: hit.group, resource: hit.resource};
     if (!key.startsWith(root)) return undefined;
     const [first, second] = key.slice(root.length).split('/');
     if (first?.includes('.') && second) return {group: first, resource: second};
     return first ? {group: '', resource: first} : undefined;
+  };
+  return (key) => {
+    const parent = key.slice(0, key.lastIndexOf('/') + 1);
+    if (byParent.has(parent)) return byParent.get(parent);
+    const r = resolve(key);
+    // Cluster-scoped keys share one parent per resource; namespaces are bounded by the cluster's.
+    if (byParent.size < 100_000) byParent.set(parent, r);
+    return r;
   };
 }
 
