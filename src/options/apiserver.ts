@@ -766,7 +766,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'audit-log-truncate-max-batch-size', type: 'int', seedType: 'int', seedDefault: '10485760',
     default: '10485760', min: 0,
-    help: 'Bytes above which an audit log batch is split.', section: EVENTS, implemented: false,
+    help: 'Bytes above which an audit log batch is split.', section: EVENTS, implemented: true,
   },
   {
     name: 'audit-log-truncate-max-event-size', type: 'int', seedType: 'int', seedDefault: '102400',
@@ -834,7 +834,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'audit-webhook-truncate-max-batch-size', type: 'int', seedType: 'int', seedDefault: '10485760',
     default: '10485760', min: 0,
-    help: 'Bytes above which an audit webhook batch is split.', section: EVENTS, implemented: false,
+    help: 'Bytes above which an audit webhook batch is split.', section: EVENTS, implemented: true,
   },
   {
     name: 'audit-webhook-truncate-max-event-size', type: 'int', seedType: 'int', seedDefault: '102400',

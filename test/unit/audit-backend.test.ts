@@ -118,3 +118,13 @@ describe('auditor', () => {
     expect(res.headers['Audit-ID']).toBe(events[0].auditID);
   });
 });
+
+describe('audit batch splitting', () => {
+  it('splits a batch over the byte limit, keeping order and every event', async () => {
+    const {splittingSink} = await import('../../src/daemons/apiserver/audit/backend.js');
+    const sink = recordingSink();
+    const one = Buffer.byteLength(JSON.stringify(ev('a')));
+    await splittingSink(sink, one * 2).write([ev('a'), ev('b'), ev('c'), ev('d'), ev('e')]);
+    expect(sink.batches).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+  });
+});

@@ -40,11 +40,11 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize', 'audit-log-compress',
   'audit-log-batch-buffer-size', 'audit-log-batch-max-size', 'audit-log-batch-max-wait',
   'audit-log-batch-throttle-burst', 'audit-log-batch-throttle-enable', 'audit-log-batch-throttle-qps',
-  'audit-log-truncate-enabled', 'audit-log-truncate-max-event-size',
+  'audit-log-truncate-enabled', 'audit-log-truncate-max-event-size', 'audit-log-truncate-max-batch-size',
   'audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-version', 'audit-webhook-initial-backoff',
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
-  'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size',
+  'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 

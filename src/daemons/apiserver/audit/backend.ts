@@ -142,6 +142,31 @@ export function batchBackend(name: string, sink: AuditSink, options: BatchOption
   };
 }
 
+/**
+ * Upstream's truncating backend for batches: a batch whose encoding exceeds `maxBatchBytes` goes out
+ * as several smaller ones (an event alone over the limit still goes, the event limit handles it).
+ */
+export function splittingSink(sink: AuditSink, maxBatchBytes: number): AuditSink {
+  return {
+    async write(events) {
+      let batch: AuditEvent[] = [];
+      let size = 0;
+      for (const ev of events) {
+        const bytes = Buffer.byteLength(JSON.stringify(ev));
+        if (batch.length > 0 && size + bytes > maxBatchBytes) {
+          await sink.write(batch);
+          batch = [];
+          size = 0;
+        }
+        batch.push(ev);
+        size += bytes;
+      }
+      if (batch.length) await sink.write(batch);
+    },
+    close: () => sink.close(),
+  };
+}
+
 export function createBackend(name: string, sink: AuditSink, mode: AuditMode, batch: BatchOptions, deps: BatchDeps): AuditBackend {
   return mode === 'batch' ? batchBackend(name, sink, batch, deps) : blockingBackend(name, sink, mode);
 }

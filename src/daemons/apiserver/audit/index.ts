@@ -8,7 +8,7 @@ import {names} from '../../../api/names.js';
 import {resolveClientConfig} from '../../../client/orchconfig.js';
 import {RestClient} from '../../../client/rest-client.js';
 import {parsePolicy} from './policy.js';
-import {createBackend, type AuditBackend, type AuditMode, type BatchOptions} from './backend.js';
+import {createBackend, splittingSink, type AuditBackend, type AuditMode, type BatchOptions} from './backend.js';
 import {logSink} from './log-sink.js';
 import {webhookSink} from './webhook-sink.js';
 import {Auditor} from './request-audit.js';
@@ -82,7 +82,9 @@ export async function createAuditor(c: AuditConfig, log: (message: string, ...kv
       compress: c.log.compress,
       onError: (error) => log('Audit log error', 'path', c.log.path, 'err', error),
     });
-    backends.push(createBackend('log', sink, c.log.mode, c.log.batch, deps('log')));
+    // The log writes line by line, so splitting its batches changes nothing a reader sees; applied for the option's sake.
+    const batches = c.log.truncate.enabled ? splittingSink(sink, c.log.truncate.maxBatchBytes) : sink;
+    backends.push(createBackend('log', batches, c.log.mode, c.log.batch, deps('log')));
   }
   if (c.webhook.configFile) {
     checkVersion('audit-webhook-version', c.webhook.version);
@@ -100,7 +102,8 @@ export async function createAuditor(c: AuditConfig, log: (message: string, ...kv
         await client.request({method: 'POST', path: '', body: list});
       },
     });
-    backends.push(createBackend('webhook', sink, c.webhook.mode, c.webhook.batch, deps('webhook')));
+    const batches = c.webhook.truncate.enabled ? splittingSink(sink, c.webhook.truncate.maxBatchBytes) : sink;
+    backends.push(createBackend('webhook', batches, c.webhook.mode, c.webhook.batch, deps('webhook')));
   }
   // One truncation limit for the events of all backends: the smallest enabled one.
   const limits = [c.log.path && c.log.truncate.enabled ? c.log.truncate.maxEventBytes : 0, c.webhook.configFile && c.webhook.truncate.enabled ? c.webhook.truncate.maxEventBytes : 0].filter((n) => n > 0);
