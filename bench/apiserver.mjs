@@ -378,7 +378,7 @@ async function benchValidation(engine, etcdEndpoint) {
 async function benchAudit(engine, etcdEndpoint) {
   const policyArgs = (dataDir) => {
     writeFileSync(join(dataDir, 'policy.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n');
-    return ['--audit-policy-file', join(dataDir, 'policy.yaml'), '--audit-log-path', join(dataDir, 'audit', 'audit.log')];
+    return ['--audit-policy-file', join(dataDir, 'policy.yaml'), '--audit-log-path', join(dataDir, 'audit', 'audit.log'), ...(process.env.AUDIT_ARGS ?? '').split(' ').filter(Boolean)];
   };
   const on = await startOrch(engine, etcdEndpoint, {}, policyArgs);
   const off = await startOrch(engine, etcdEndpoint);

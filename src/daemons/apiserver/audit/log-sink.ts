@@ -66,26 +66,32 @@ export function logSink(options: LogSinkOptions, stdout: Writable = process.stdo
     }
     stream.on('error', (e) => options.onError?.(e));
   }
-  let corked = false;
+  let pending: {texts: string[]; waiters: Array<(error?: Error | null) => void>} | undefined;
   return {
     write(events) {
       if (events.length === 0) return Promise.resolve();
       const text = events.map((ev) => `${encodeEvent(ev.apiVersion === options.apiVersion ? ev : {...ev, apiVersion: options.apiVersion}, options.format)}\n`).join('');
+      // Events of concurrent requests leave in one write per tick: the rotating stream does work per
+      // write (size checks) and has no writev, so many small writes cost more than the bytes.
       return new Promise<void>((resolve, reject) => {
-        // Events of concurrent requests leave in one write: corked until the end of this tick.
-        if (!corked && ownStream) {
-          corked = true;
-          stream.cork();
-          process.nextTick(() => {
-            corked = false;
-            stream.uncork();
+        if (!pending) {
+          const batch = {texts: [] as string[], waiters: [] as Array<(error?: Error | null) => void>};
+          pending = batch;
+          setImmediate(() => {
+            pending = undefined;
+            stream.write(batch.texts.join(''), (error) => {
+              for (const done of batch.waiters) done(error);
+            });
           });
         }
-        stream.write(text, (error) => (error ? reject(error) : resolve()));
+        pending.texts.push(text);
+        pending.waiters.push((error) => (error ? reject(error) : resolve()));
       });
     },
-    close() {
-      if (!ownStream) return Promise.resolve();
+    async close() {
+      // A write gathered this tick goes out first (setImmediate callbacks run in order).
+      if (pending) await new Promise<void>((r) => setImmediate(r));
+      if (!ownStream) return;
       return new Promise<void>((resolve) => {
         stream.once('error', () => resolve());
         stream.end(() => resolve());
