@@ -307,6 +307,8 @@ export class RequestAudit {
     this.responseCapture = this.longRunning ? 0 : this.level === 'RequestResponse' ? MAX_CAPTURE_BYTES : MAX_STATUS_CAPTURE_BYTES;
     const capture = (chunk: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function' || this.responseBytes >= this.responseCapture) return;
+      // Below RequestResponse only an error's Status is read: successful bodies are not copied.
+      if (this.level !== 'RequestResponse' && res.statusCode < 300) return;
       const buf = Buffer.isBuffer(chunk) ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk) : Buffer.from(String(chunk));
       this.responseChunks.push(buf);
       this.responseBytes += buf.length;
