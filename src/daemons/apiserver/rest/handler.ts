@@ -3,6 +3,7 @@
  * subresource, over a Store. Framework-free: `(req, res, ctx) => Promise<boolean>`, answering
  * false for paths that are not the API's so the server can route them elsewhere.
  */
+import type {TokenServices} from './token-request.js';
 import { names } from '../../../api/names.js';
 import { groupVersionOf, ResourceRegistry, type ResourceInfo } from '../../../api/resources.js';
 import {
@@ -25,7 +26,7 @@ import { OpenApiService } from './openapi/index.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
-import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
+import { RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
 import { subresourceWrite } from './partial-writes.js';
 import { serveCatalogRest } from './catalog-rest.js';
 import { defaultProbes, type ComponentProbe } from './component-status.js';
@@ -37,6 +38,7 @@ import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
 import { serveWatch, type ActiveWatch } from './watch.js';
 import { parseFieldValidation, SchemaRegistry, validateWrite, type FieldValidation } from './validation/index.js';
+import { crdKindSchemas } from './validation/crd-schemas.js';
 
 export interface ApiHandlerOptions {
   store: Store;
@@ -68,6 +70,8 @@ export interface ApiHandlerOptions {
   agentTls?: AgentTls;
   /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
   rulesFor?: RulesResolver;
+  /** Service account tokens and TokenReview (without it: 501 naming what is missing). */
+  tokens?: TokenServices;
   /** What componentstatuses probe (default: the controller manager's port and the store). */
   componentProbes?: ComponentProbe[];
 }
@@ -187,6 +191,14 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     resolveServiceEndpoint(namespace, name, port, await readObject('services', namespace, name), await readObject('endpoints', namespace, name));
   const informer = new CrdInformer(store, registry, crdPrefix, 1000, schemas, resolveService);
   const synced = informer.start();
+  // The CRDs' schemas join validation (unknown and duplicate fields) and the /openapi documents.
+  schemas.setCustomSource(() => {
+    const crds = informer.all();
+    return {
+      key: crds.map((c) => `${stringAt(c, 'metadata', 'name')}@${stringAt(c, 'metadata', 'resourceVersion')}@${stringAt(c, 'metadata', 'generation')}`).join(','),
+      kinds: () => crds.flatMap(crdKindSchemas),
+    };
+  });
 
   // -------------------------------------------------------------------------------------------
 
@@ -238,14 +250,29 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     return { value, text: { text: body.toString('utf8'), yaml } };
   }
 
-  /** The validation stage for a write of `object` as `info`'s kind; answers the warnings to send. */
-  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch', name: string,
-    body?: { text: string; yaml: boolean }, checkRequired = true): string[] {
+  /**
+   * The validation stage for a write of `object` as `info`'s kind; answers the warnings to send and
+   * leaves required-field errors in `wctx` for the registry to report with the kind's own (one 422).
+   */
+  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch' | 'apply', name: string,
+    body: { text: string; yaml: boolean } | undefined, wctx: WriteContext | undefined): string[] {
     if (!schemaValidation || !isJsonObject(object)) return [];
-    return validateWrite(schemas, {
+    const result = validateWrite(schemas, {
       group: info.group, version: info.version, kind: info.kind, name: name || stringAt(object, 'metadata', 'name') || '',
-      object, mode, operation, body, checkRequired,
-    }).warnings;
+      // A custom resource's types and required fields are its CRD validator's (custom-resources.ts).
+      object, mode, operation, body, checkRequired: !info.custom && operation !== 'apply', checkTypes: !info.custom, deferRequired: true,
+    });
+    if (wctx) wctx.schemaErrors = result.required;
+    return result.warnings;
+  }
+
+  /** The required fields an applied object lacks (server-side apply builds whole objects from partial configurations). */
+  function appliedRequired(info: ResourceInfo, object: JsonObject, wctx: WriteContext): void {
+    if (!schemaValidation || info.custom) return;
+    wctx.schemaErrors = validateWrite(schemas, {
+      group: info.group, version: info.version, kind: info.kind, name: stringAt(object, 'metadata', 'name') ?? '',
+      object, mode: 'Ignore', operation: 'update', checkTypes: false, deferRequired: true,
+    }).required;
   }
 
   /** A Table of objects: the custom resource's printer columns, or the built-in kind's. */
@@ -286,7 +313,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       lookup: (group, version, plural) => registry.lookup(group, version, plural),
       readJsonBody: () => readJsonBody(req),
       writeContext: (subresource) => writeContext(req, ctx, query, 'CreateOptions', subresource),
-      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes,
+      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes, tokens: options.tokens,
     })) return;
     const store = registryFor(info);
     const name = request.name;
@@ -340,7 +367,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         }
         const decoded = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'CreateOptions', '');
-        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text);
+        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text, wctx);
         const created = await store.create(namespace, decoded.value, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(created);
         return writeJson(res, 201, created, { pretty, warnings });
@@ -356,7 +383,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
           return writeJson(res, 200, object, { pretty });
         }
-        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, !sub);
+        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, wctx);
         const { object, created } = await store.replace(namespace, name, body, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
         return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
@@ -376,7 +403,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
-          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, !sub);
+          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, wctx);
           const checked = preconditioned(store, name, current, patched);
           return subresourceWrite(sub?.name, checked, current, clock.now());
         });
@@ -417,7 +444,9 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     if (subresource && subresource !== 'status') throw serverSideApplyUnsupported();
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, 'PatchOptions', managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), [], true);
-    const config = parseApplyBody(await readBody(req, maxBody));
+    const raw = await readBody(req, maxBody);
+    const config = parseApplyBody(raw);
+    const warnings = validate(info, config, parseFieldValidation(query, 'PatchOptions'), 'apply', name, { text: raw.toString('utf8'), yaml: true }, undefined);
     const configName = stringAt(config, 'metadata', 'name');
     if (configName !== undefined && configName !== '' && configName !== name) {
       throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
@@ -429,11 +458,16 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const { object, created } = await store.update(namespace, name, wctx, (current) => {
       const applied = applyToObject(current, request);
       checkDepth(applied);
+      appliedRequired(info, applied, wctx);
       const checked = preconditioned(store, name, current, applied);
-      return subresource === 'status' ? statusOnly(checked, current) : checked;
-    }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
+      return subresourceWrite(subresource, checked, current, clock.now());
+    }, { createIfMissing: subresource ? undefined : () => {
+      const created = applyToObject(undefined, request);
+      appliedRequired(info, created, wctx);
+      return created;
+    } });
     if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-    return writeJson(res, created ? 201 : 200, object, { pretty });
+    return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
   }
 
   /** Deleting a CRD removes its custom objects first (upstream's customresourcecleanup finalizer, done inline). */
