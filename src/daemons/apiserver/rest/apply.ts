@@ -34,7 +34,8 @@ export function hasStatusSubresource(info: ResourceInfo): boolean {
 export function parseApplyBody(body: Buffer): JsonObject {
   let config: unknown;
   try {
-    config = parseYaml(body.toString('utf8'), { maxAliasCount: 100 });
+    // Repeated keys are the field-validation stage's to report (validation/index.ts).
+    config = parseYaml(body.toString('utf8'), { maxAliasCount: 100, uniqueKeys: false });
   } catch (error) {
     throw badRequest(`error decoding YAML: ${(error as Error).message}`);
   }

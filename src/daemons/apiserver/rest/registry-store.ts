@@ -49,6 +49,18 @@ export interface WriteContext {
   managedFieldsComputed?: boolean;
   /** The request's authorizer, for registries that check more than the request itself (RBAC's escalate and bind). */
   authorize?: RequestContext['authorize'];
+  /**
+   * Field errors the schema-validation stage found (required fields; validation/index.ts), reported
+   * with the kind's own validation errors in one 422 as upstream does. Set by the handler per write.
+   */
+  schemaErrors?: FieldError[];
+}
+
+/** The kind's own errors, then the schema's on fields the kind did not already report. */
+function withSchemaErrors(own: FieldError[], schema: FieldError[] | undefined): FieldError[] {
+  if (!schema?.length) return own;
+  const seen = new Set(own.map((e) => e.field));
+  return [...own, ...schema.filter((e) => !seen.has(e.field))];
 }
 
 export interface DeleteOptions {
@@ -136,6 +148,7 @@ export class RegistryStore {
   }
 
   private encode(served: JsonObject): string {
+    // Built-ins served under several versions store one (conversion.ts); custom resources convert in encodeForStorage.
     const object = toStorage(this.info, served);
     const copy: JsonObject = { ...object, metadata: { ...metadataOf(object) } };
     delete (copy.metadata as JsonObject).resourceVersion;
@@ -297,7 +310,7 @@ export class RegistryStore {
     await this.deps.guard?.checkCreate(ctx, namespace, object);
     await this.admit('CREATE', ctx, namespace, name, object);
     this.strategy.prepareForCreate(object);
-    const errors = this.strategy.validate(object);
+    const errors = withSchemaErrors(this.strategy.validate(object), ctx.schemaErrors);
     if (errors.length) this.invalid(object, errors);
     await this.validateAdmission('CREATE', ctx, namespace, name, object);
     if (!ctx.managedFieldsComputed) this.setManagedFields(object, undefined, ctx);
@@ -410,7 +423,7 @@ export class RegistryStore {
         meta.generation = (typeof currentMeta.generation === 'number' ? currentMeta.generation : 0) + 1;
       }
     }
-    const validation = this.strategy.validateUpdate(object, current);
+    const validation = withSchemaErrors(this.strategy.validateUpdate(object, current), ctx.schemaErrors);
     if (validation.length) this.invalid(object, validation);
     await this.validateAdmission('UPDATE', ctx, namespace, name, object, current);
 
