@@ -98,7 +98,7 @@ async function main() {
   try {
     for (const engine of ENGINES) {
       if (engine === 'etcd' && !etcd) etcd = await lib.startEtcd();
-      if (CASES.has('get') || CASES.has('list') || CASES.has('patch')) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (['get', 'list', 'patch', 'apply'].some((c) => CASES.has(c))) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
       if (CASES.has('validation')) results.push(...(await benchValidation(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('rbac')) results.push(...(await benchRbac(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
