@@ -16,7 +16,10 @@
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch,validation: a subset, e.g. to profile one case).
+// (get,list,patch,validation,apply: a subset, e.g. to profile one case).
+// - Server-side apply (PATCH application/apply-patch+yaml) of pods: applies that create a pod, and
+//   applies that change a label of each client's own pod, both against POST (create) of the same pod
+//   in the same run: the cost of merging, field sets and conflict checks over a plain create.
 import {spawn, fork} from 'node:child_process';
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {createServer as createHttpsServer, Agent, request} from 'node:https';
@@ -33,7 +36,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -208,6 +211,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
       );
       rows.push(row(engine, `LIST ${LIST_SIZE} pods`, listOrch, 'bare https', listBare));
     }
+    if (CASES.has('apply')) rows.push(...(await benchApply(engine, orch, podJson)));
     if (!CASES.has('patch')) return rows;
 
     // PATCH: each client patches its own pod (no conflicts between clients), a new label value each time.
@@ -379,6 +383,34 @@ function withCpu(server, call) {
   const wrapped = (client) => call(client);
   wrapped.server = server;
   return wrapped;
+}
+
+/** Server-side apply rates as ratios to create, interleaved round by round. */
+async function benchApply(engine, orch, podJson) {
+  let created = 0;
+  let applied = 0;
+  let seq = 0;
+  const renamed = (name, labels = {}) => {
+    const pod = JSON.parse(podJson(0));
+    pod.metadata.name = name;
+    Object.assign(pod.metadata.labels, labels);
+    return JSON.stringify(pod);
+  };
+  const APPLY = 'application/apply-patch+yaml';
+  const [create, applyCreate, mergeUpdate, applyUpdate] = await interleaved(
+    () => orch('POST', PODS, renamed(`create-${created++}`), 'application/json'),
+    () => orch('PATCH', `${PODS}/apply-${applied}?fieldManager=bench`, renamed(`apply-${applied++}`), APPLY),
+    (client) => orch('PATCH', `${PODS}/bench-${client}`, JSON.stringify({metadata: {labels: {seq: String(seq++)}}}), 'application/merge-patch+json'),
+    (client) => orch('PATCH', `${PODS}/bench-${client}?fieldManager=bench&force=true`, renamed(`bench-${client}`, {n: String(client), seq: String(seq++)}), APPLY),
+  );
+  // The merge patches take the label over (their manager is the User-Agent), so the applies force, as
+  // controllers do. An update reads and compares-and-swaps in the store, a create only inserts: the label-changing
+  // apply is also shown against the same change made by a merge patch.
+  return [
+    row(engine, 'apply (creates a pod)', applyCreate, 'POST create', create),
+    row(engine, 'apply (changes a label)', applyUpdate, 'POST create', create),
+    row(engine, 'apply (changes a label)', applyUpdate, 'PATCH merge (same change)', mergeUpdate),
+  ];
 }
 
 /**

@@ -31,9 +31,14 @@ function node(fields: Partial<TypeNode>): TypeNode {
   return { ...BUILTIN_UNTYPED, ...fields };
 }
 
+/** A Go map of scalars (labels, data, resources.limits): its keys are data, owned as members. */
+const SCALAR_MAP: TypeNode = node({ declares: () => false });
+
 function structNode(schema: StructSchema): TypeNode {
-  // A struct the schema marks `x-kubernetes-map-type: atomic` (LabelSelector, ObjectReference...) is owned as a whole.
-  return node({ field: (name) => builtinField(schema, name), atomicMap: schema.atomic === true });
+  // A Go map's keys are not fields (owned as members); a struct declares exactly its table fields;
+  // a struct the schema marks `x-kubernetes-map-type: atomic` (LabelSelector, ObjectReference...) is owned as a whole.
+  const declares = schema.mapValue ? () => false : schema.open ? () => true : (name: string) => name in schema.fields;
+  return node({ declares, struct: !schema.mapValue && !schema.open, field: (name) => builtinField(schema, name), atomicMap: schema.atomic === true });
 }
 
 function builtinField(schema: StructSchema, name: string): TypeNode {
@@ -52,6 +57,7 @@ function builtinField(schema: StructSchema, name: string): TypeNode {
   if (keys) return node({ listType: 'map', listMapKeys: keys, item: () => value });
   if (meta.strategy?.startsWith('merge') && meta.elementKind === 'string') return node({ listType: 'set' });
   if (ATOMIC_FIELDS.has(id) || meta.mapType === 'atomic') return node({ atomicMap: true });
+  if (meta.shape === 'map' && !valueType) return SCALAR_MAP;
   return value;
 }
 

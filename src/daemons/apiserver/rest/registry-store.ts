@@ -148,6 +148,7 @@ export class RegistryStore {
   }
 
   private encode(served: JsonObject): string {
+    // Built-ins served under several versions store one (conversion.ts); custom resources convert in encodeForStorage.
     const object = toStorage(this.info, served);
     const copy: JsonObject = { ...object, metadata: { ...metadataOf(object) } };
     delete (copy.metadata as JsonObject).resourceVersion;
@@ -426,11 +427,10 @@ export class RegistryStore {
     if (validation.length) this.invalid(object, validation);
     await this.validateAdmission('UPDATE', ctx, namespace, name, object, current);
 
-    // A write that changes nothing (resourceVersion and managedFields aside) is a no-op: no new revision.
-    // An apply that changes only ownership (a second manager applying the same values) is a write.
-    const comparable = (o: JsonObject) => ({
-      ...o, metadata: { ...metadataOf(o), resourceVersion: null, managedFields: ctx.managedFieldsComputed ? metadataOf(o).managedFields ?? null : null },
-    });
+    // A write that changes nothing (resourceVersion aside) is a no-op: no new revision. managedFields
+    // count: an apply that changes only ownership, or a client writing managedFields (kubectl's
+    // client-side to server-side apply upgrade), is a write.
+    const comparable = (o: JsonObject) => ({ ...o, metadata: { ...metadataOf(o), resourceVersion: null } });
     if (jsonEqual(comparable(object), comparable(current))) return current;
     if (!ctx.managedFieldsComputed) this.setManagedFields(object, current, ctx);
     delete meta.resourceVersion;
