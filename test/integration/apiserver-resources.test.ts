@@ -209,6 +209,9 @@ describe('every group through kubectl', () => {
     expect(await ok(['create', 'quota', 'gen-quota', '--hard=pods=2,limits.cpu=1'])).toBe('resourcequota/gen-quota created\n');
     expect(await ok(['create', 'priorityclass', 'gen-pc', '--value=100', '--preemption-policy=Never'])).toBe(`priorityclass.${g.scheduling}/gen-pc created\n`);
     expect(await getJson(['priorityclass', 'gen-pc'])).toMatchObject({value: 100, preemptionPolicy: 'Never'});
+    await ok(['create', 'deployment', 'gen-web', '--image=nginx']);
+    expect(await ok(['autoscale', 'deployment', 'gen-web', '--max=4', '--cpu-percent=55'])).toBe('horizontalpodautoscaler.autoscaling/gen-web autoscaled\n');
+    expect((await getJson(['hpa', 'gen-web'])).spec.metrics).toEqual([{type: 'Resource', resource: {name: 'cpu', target: {type: 'Utilization', averageUtilization: 55}}}]);
     expect((await getJson(['quota', 'gen-quota'])).spec.hard).toEqual({pods: '2', 'limits.cpu': '1'});
   });
 
