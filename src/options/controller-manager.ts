@@ -1154,7 +1154,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Orchconfig allowed to create token reviews; unset treats every token as anonymous.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authentication-skip-lookup',
@@ -1164,7 +1164,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'false',
     help: 'Do not fetch missing authentication settings from the cluster.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authentication-tolerate-lookup-failure',
@@ -1174,7 +1174,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'false',
     help: 'Keep running when fetching authentication settings fails (requests may all be anonymous).',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authentication-token-webhook-cache-ttl',
@@ -1184,7 +1184,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '10s',
     help: 'How long token review answers are cached.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'client-ca-file',
@@ -1193,7 +1193,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'CA bundle for client certificates; the certificate CommonName becomes the user name.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'requestheader-client-ca-file',
@@ -1264,7 +1264,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Orchconfig allowed to create subject access reviews; unset forbids every non-exempt request.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authorization-always-allow-paths',
@@ -1285,7 +1285,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '10s',
     help: 'How long "allowed" authorization answers are cached.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authorization-webhook-cache-unauthorized-ttl',
@@ -1295,7 +1295,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '10s',
     help: 'How long "denied" authorization answers are cached.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-account-private-key-file',

@@ -129,7 +129,11 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
     await bindComponentRoles(admin);
     admin.close();
 
-    const cmDefaults = {orchconfig: cmOrchconfig, controllers: '*,scheduler', 'cert-dir': join(o.dataDir, 'controller-manager', 'pki'), names: nameSetId};
+    // Its secure port asks the API server who is calling and what they may do (delegated auth).
+    const cmDefaults = {
+      orchconfig: cmOrchconfig, controllers: '*,scheduler', 'cert-dir': join(o.dataDir, 'controller-manager', 'pki'), names: nameSetId,
+      'authentication-orchconfig': cmOrchconfig, 'authorization-orchconfig': cmOrchconfig,
+    };
     const cmArgs = mergeDaemonArgs('controller-manager', cmDefaults, o.controllerManagerArgs);
     const cm = await parseCommandLine('controller-manager', controllerManagerOptions, cmArgs, setByUpOnly(cmDefaults, o.controllerManagerArgs));
     checkNames('controller-manager', cm.options.values, nameSetId);

@@ -195,6 +195,8 @@ export class Agent {
         streaming: this.streamingProviders(),
       },
       metricsRegistry: this.registry,
+      apiClient: this.client,
+      nodeName: this.nodeName,
     });
     await this.servers.start();
     log.info('Agent started', 'node', this.nodeName, 'mode', this.mode, 'sources', this.sources.sources.join(','));

@@ -143,6 +143,7 @@ export class ControllerManager {
             },
           }
         : undefined,
+      (message) => log.warning(message),
     );
     await this.serving.start();
     log.info('Serving securely', 'address', this.serving.url, 'apiserver', this.serverUrl, 'identity', this.identity);

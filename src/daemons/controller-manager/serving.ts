@@ -2,9 +2,11 @@
  * The controller manager's own HTTPS endpoint (--bind-address:--secure-port, 10257): /healthz,
  * /livez and /readyz with the API server's exact formats (the same HealthRegistry, plus a
  * `leaderElection` check), and /metrics in the Prometheus text format. Paths in
- * --authorization-always-allow-paths are served to anyone; delegated authentication and
- * authorization through the API server are not built yet, so any other path is refused with a
- * message that says so.
+ * --authorization-always-allow-paths are served to anyone; the others to callers the API server
+ * vouches for: delegated authentication (a client certificate of --client-ca-file or of the API
+ * server's extension-apiserver-authentication config map, else a TokenReview of a bearer token
+ * through --authentication-orchconfig, else anonymous) and delegated authorization (a
+ * SubjectAccessReview through --authorization-orchconfig; without it, forbidden).
  */
 import type {Socket} from 'node:net';
 import {hostname} from 'node:os';
@@ -13,6 +15,12 @@ import type {Registry} from 'prom-client';
 import {HealthRegistry, LogCheck, createHealthHandler, pingCheck, type HealthCheck} from '../apiserver/health/index.js';
 import {writeStatusObject} from '../apiserver/filters/index.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServer, type SecureServingOptions} from '../serving/secure-serving.js';
+import {delegatedAuthentication, delegatedAuthorizer, delegatedForbiddenMessage, type DelegatedAuthentication} from '../serving/delegated-auth.js';
+import type {Authorizer} from '../apiserver/auth/attributes.js';
+import {createAuthentication} from '../apiserver/auth/config.js';
+import {resolveClientConfig} from '../../client/orchconfig.js';
+import {RestClient} from '../../client/rest-client.js';
+import {names} from '../../api/names.js';
 
 export interface ServingConfig extends SecureServingOptions {
   bindAddress: string;
@@ -21,6 +29,32 @@ export interface ServingConfig extends SecureServingOptions {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   alwaysAllowPaths: string[];
+  /** --client-ca-file. */
+  clientCaFile?: string;
+  /** --authentication-orchconfig: where TokenReviews (and the client CA lookup) go. */
+  authenticationOrchconfig?: string;
+  authenticationSkipLookup?: boolean;
+  authenticationTolerateLookupFailure?: boolean;
+  tokenCacheTtlMs?: number;
+  /** --authorization-orchconfig: where SubjectAccessReviews go. */
+  authorizationOrchconfig?: string;
+  authorizedTtlMs?: number;
+  unauthorizedTtlMs?: number;
+}
+
+async function clientOf(file: string | undefined, option: string): Promise<RestClient | undefined> {
+  if (!file) return undefined;
+  try {
+    return new RestClient({config: await resolveClientConfig({orchconfig: file}), timeoutMs: 10_000, maxRetries: 0, userAgent: 'orch-controller-manager/delegated-auth'});
+  } catch (error) {
+    throw new Error(`--${option} ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The client CA the API server publishes for delegated authentication (upstream's lookup). */
+async function lookupClientCa(client: RestClient): Promise<string | undefined> {
+  const configMap = await client.get<{data?: Record<string, string>}>(`/api/v1/namespaces/${names().namespaces.system}/configmaps/extension-apiserver-authentication`);
+  return configMap.data?.['client-ca-file'] || undefined;
 }
 
 export class ControllerManagerServing {
@@ -34,6 +68,7 @@ export class ControllerManagerServing {
     private readonly config: ServingConfig,
     private readonly metrics: Registry,
     leaderElectionCheck?: HealthCheck,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.health.addHealthChecks(pingCheck, this.logCheck, ...(leaderElectionCheck ? [leaderElectionCheck] : []));
   }
@@ -59,14 +94,24 @@ export class ControllerManagerServing {
     if (this.config.securePort === 0) return; // 0 turns serving off for the controller manager
     const {cert, key} = await this.certificate();
     const healthHandler = createHealthHandler(this.health);
-    const allowed = (path: string) => this.config.alwaysAllowPaths.some((p) => (p.endsWith('*') ? path.startsWith(p.slice(0, -1)) : p === path));
-    this.server = await createSecureServer(this.config, await tlsServingOptions(this.config, key, cert), async (req, res) => {
+    const {authentication, authorizer, clientCaPems} = await this.delegatedAuth();
+    const tls = {...(await tlsServingOptions(this.config, key, cert)), ...(clientCaPems.length ? {ca: clientCaPems, requestCert: true, rejectUnauthorized: false} : {})};
+    this.server = await createSecureServer(this.config, tls, async (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
+      const user = await authentication.authenticate(req);
+      if (!user) {
+        writeStatusObject(res, {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401});
+        return;
+      }
+      const verb = (req.method ?? 'GET').toLowerCase();
       // An allowed root also allows its individual checks (/livez/ping under /livez).
-      if (!allowed(path) && !allowed('/' + (path.split('/')[1] ?? ''))) {
+      const root = '/' + (path.split('/')[1] ?? '');
+      const attributes = {user, verb, resourceRequest: false, path};
+      const decision = root !== path && (await authorizer.authorize({...attributes, path: root})).decision === 'Allow' ? {decision: 'Allow', reason: ''} : await authorizer.authorize(attributes);
+      if (decision.decision !== 'Allow') {
         writeStatusObject(res, {
           kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 403, reason: 'Forbidden', details: {},
-          message: `forbidden: ${path} needs delegated authorization through the API server, which is not built yet; add it to --authorization-always-allow-paths to serve it`,
+          message: delegatedForbiddenMessage(attributes, decision.reason),
         });
         return;
       }
@@ -85,6 +130,29 @@ export class ControllerManagerServing {
     });
     this.port = (this.server.address() as {port: number}).port;
     this.sockets = trackConnections(this.server);
+  }
+
+  /** Who is calling and what they may do, through the API server (see the file comment). */
+  private async delegatedAuth(): Promise<{authentication: DelegatedAuthentication; authorizer: Authorizer; clientCaPems: string[]}> {
+    const c = this.config;
+    const authnClient = await clientOf(c.authenticationOrchconfig, 'authentication-orchconfig');
+    const authzClient = await clientOf(c.authorizationOrchconfig, 'authorization-orchconfig');
+    let lookedUpCa: string | undefined;
+    if (!c.clientCaFile && authnClient && !c.authenticationSkipLookup) {
+      try {
+        lookedUpCa = await lookupClientCa(authnClient);
+      } catch (error) {
+        const message = `unable to load the client CA of the API server's extension-apiserver-authentication config map: ${(error as Error).message}`;
+        if (!c.authenticationTolerateLookupFailure) throw new Error(`${message} (set --authentication-tolerate-lookup-failure to start without it)`);
+        this.warn(message);
+      }
+    }
+    const local = await createAuthentication({anonymousAuth: true, clientCaFile: c.clientCaFile, generatedCaPem: lookedUpCa});
+    return {
+      authentication: delegatedAuthentication({local: local.authenticator, client: authnClient, cacheTtlMs: c.tokenCacheTtlMs ?? 10_000}),
+      authorizer: delegatedAuthorizer({client: authzClient, alwaysAllowPaths: c.alwaysAllowPaths, authorizedTtlMs: c.authorizedTtlMs ?? 10_000, unauthorizedTtlMs: c.unauthorizedTtlMs ?? 10_000}),
+      clientCaPems: local.clientCaPems,
+    };
   }
 
   async stop(): Promise<void> {

@@ -36,6 +36,7 @@ import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
 import { serveWatch, type ActiveWatch } from './watch.js';
 import { parseFieldValidation, SchemaRegistry, validateWrite, type FieldValidation } from './validation/index.js';
+import { crdKindSchemas } from './validation/crd-schemas.js';
 
 export interface ApiHandlerOptions {
   store: Store;
@@ -174,6 +175,14 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const crdPrefix = `${keyPrefix}/${crdInfo.storagePrefix}/`;
   const informer = new CrdInformer(store, registry, crdPrefix);
   const synced = informer.start();
+  // The CRDs' schemas join validation (unknown and duplicate fields) and the /openapi documents.
+  schemas.setCustomSource(() => {
+    const crds = informer.all();
+    return {
+      key: crds.map((c) => `${stringAt(c, 'metadata', 'name')}@${stringAt(c, 'metadata', 'resourceVersion')}@${stringAt(c, 'metadata', 'generation')}`).join(','),
+      kinds: () => crds.flatMap(crdKindSchemas),
+    };
+  });
 
   // -------------------------------------------------------------------------------------------
 
@@ -225,14 +234,29 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     return { value, text: { text: body.toString('utf8'), yaml } };
   }
 
-  /** The validation stage for a write of `object` as `info`'s kind; answers the warnings to send. */
-  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch', name: string,
-    body?: { text: string; yaml: boolean }, checkRequired = true): string[] {
+  /**
+   * The validation stage for a write of `object` as `info`'s kind; answers the warnings to send and
+   * leaves required-field errors in `wctx` for the registry to report with the kind's own (one 422).
+   */
+  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch' | 'apply', name: string,
+    body: { text: string; yaml: boolean } | undefined, wctx: WriteContext | undefined): string[] {
     if (!schemaValidation || !isJsonObject(object)) return [];
-    return validateWrite(schemas, {
+    const result = validateWrite(schemas, {
       group: info.group, version: info.version, kind: info.kind, name: name || stringAt(object, 'metadata', 'name') || '',
-      object, mode, operation, body, checkRequired,
-    }).warnings;
+      // A custom resource's types and required fields are its CRD validator's (custom-resources.ts).
+      object, mode, operation, body, checkRequired: !info.custom && operation !== 'apply', checkTypes: !info.custom, deferRequired: true,
+    });
+    if (wctx) wctx.schemaErrors = result.required;
+    return result.warnings;
+  }
+
+  /** The required fields an applied object lacks (server-side apply builds whole objects from partial configurations). */
+  function appliedRequired(info: ResourceInfo, object: JsonObject, wctx: WriteContext): void {
+    if (!schemaValidation || info.custom) return;
+    wctx.schemaErrors = validateWrite(schemas, {
+      group: info.group, version: info.version, kind: info.kind, name: stringAt(object, 'metadata', 'name') ?? '',
+      object, mode: 'Ignore', operation: 'update', checkTypes: false, deferRequired: true,
+    }).required;
   }
 
   /** A Table of objects: the custom resource's printer columns, or the built-in kind's. */
@@ -327,7 +351,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         }
         const decoded = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'CreateOptions', '');
-        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text);
+        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text, wctx);
         const created = await store.create(namespace, decoded.value, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(created);
         return writeJson(res, 201, created, { pretty, warnings });
@@ -343,7 +367,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
           return writeJson(res, 200, object, { pretty });
         }
-        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, !sub);
+        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, wctx);
         const { object, created } = await store.replace(namespace, name, body, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
         return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
@@ -363,7 +387,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
-          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, !sub);
+          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, wctx);
           const checked = preconditioned(store, name, current, patched);
           return subresourceWrite(sub?.name, checked, current, clock.now());
         });
@@ -404,7 +428,9 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     if (subresource && subresource !== 'status') throw serverSideApplyUnsupported();
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, 'PatchOptions', managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), [], true);
-    const config = parseApplyBody(await readBody(req, maxBody));
+    const raw = await readBody(req, maxBody);
+    const config = parseApplyBody(raw);
+    const warnings = validate(info, config, parseFieldValidation(query, 'PatchOptions'), 'apply', name, { text: raw.toString('utf8'), yaml: true }, undefined);
     const configName = stringAt(config, 'metadata', 'name');
     if (configName !== undefined && configName !== '' && configName !== name) {
       throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
@@ -416,11 +442,16 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const { object, created } = await store.update(namespace, name, wctx, (current) => {
       const applied = applyToObject(current, request);
       checkDepth(applied);
+      appliedRequired(info, applied, wctx);
       const checked = preconditioned(store, name, current, applied);
       return subresourceWrite(subresource, checked, current, clock.now());
-    }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
+    }, { createIfMissing: subresource ? undefined : () => {
+      const created = applyToObject(undefined, request);
+      appliedRequired(info, created, wctx);
+      return created;
+    } });
     if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-    return writeJson(res, created ? 201 : 200, object, { pretty });
+    return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
   }
 
   /** Deleting a CRD removes its custom objects first (upstream's customresourcecleanup finalizer, done inline). */

@@ -1,0 +1,102 @@
+/**
+ * The controller manager's secure port with delegated authentication and authorization through a
+ * real API server (RBAC): the client CA comes from the API server's extension-apiserver-authentication
+ * config map, each request is asked of the API server with a SubjectAccessReview, /metrics answers
+ * a user RBAC allows and refuses one it does not with a 403 naming the user and the path.
+ */
+import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {request} from 'node:https';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {Gauge, Registry} from 'prom-client';
+import {type InProcessServer, freePort, startApiServer} from '../helpers/apiserver.js';
+import {ControllerManagerServing} from '../../src/daemons/controller-manager/serving.js';
+import {generateClientCertificate, type KeyPairPem} from '../../src/daemons/apiserver/pki/certificates.js';
+import {secureServingOptions} from '../../src/daemons/serving/secure-serving.js';
+
+function get(port: number, path: string, cert?: KeyPairPem): Promise<{status: number; body: string}> {
+  return new Promise((resolve, reject) => {
+    const req = request({host: '127.0.0.1', port, path, rejectUnauthorized: false, ...(cert ? {cert: cert.certPem, key: cert.keyPem} : {})}, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({status: res.statusCode ?? 0, body}));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('controller manager delegated authentication and authorization', () => {
+  let dir: string;
+  let api: InProcessServer;
+  let serving: ControllerManagerServing;
+  let port: number;
+  let alice: KeyPairPem;
+  let bob: KeyPairPem;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'orch-cm-delegated-'));
+    api = await startApiServer({engine: 'sqlite', config: {authorizationModes: ['RBAC']}});
+    const pki = join(api.dataDir, 'pki');
+    const ca = {certPem: readFileSync(join(pki, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(pki, 'ca.key'), 'utf8')};
+    alice = await generateClientCertificate(ca, {user: 'alice', groups: ['ops']});
+    bob = await generateClientCertificate(ca, {user: 'bob'});
+    const rbac = 'rbac.orch.io';
+    await api.client.post(`/apis/${rbac}/v1/clusterroles`, {apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: {name: 'metrics-reader'}, rules: [{verbs: ['get'], nonResourceURLs: ['/metrics']}]});
+    await api.client.post(`/apis/${rbac}/v1/clusterrolebindings`, {
+      apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: {name: 'ops-metrics'},
+      roleRef: {apiGroup: rbac, kind: 'ClusterRole', name: 'metrics-reader'}, subjects: [{apiGroup: rbac, kind: 'Group', name: 'ops'}],
+    });
+    const metrics = new Registry();
+    new Gauge({name: 'orch_test_gauge', help: 'A gauge the test reads back.', registers: [metrics]}).set(1);
+    serving = new ControllerManagerServing(
+      {
+        bindAddress: '127.0.0.1', securePort: await freePort(), certDir: join(dir, 'pki'), alwaysAllowPaths: ['/healthz', '/readyz', '/livez'],
+        authenticationOrchconfig: api.orchconfigPath, authorizationOrchconfig: api.orchconfigPath,
+        authorizedTtlMs: 10_000, unauthorizedTtlMs: 0,
+        ...secureServingOptions({}),
+      },
+      metrics,
+    );
+    await serving.start();
+    port = Number(new URL(serving.url).port);
+  }, 60_000);
+
+  afterAll(async () => {
+    await serving?.stop();
+    await api?.stop();
+    if (dir) rmSync(dir, {recursive: true, force: true});
+  });
+
+  it('serves /metrics to a user RBAC allows (by a client certificate of the API server\'s client CA)', async () => {
+    const reply = await get(port, '/metrics', alice);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toContain('orch_test_gauge 1');
+  });
+
+  it('refuses a user RBAC does not allow, naming the user and the path', async () => {
+    const reply = await get(port, '/metrics', bob);
+    expect(reply.status).toBe(403);
+    expect(JSON.parse(reply.body)).toMatchObject({reason: 'Forbidden', message: 'forbidden: User "bob" cannot get path "/metrics"'});
+    const anonymous = await get(port, '/metrics');
+    expect(JSON.parse(anonymous.body).message).toBe('forbidden: User "system:anonymous" cannot get path "/metrics"');
+  });
+
+  it('keeps the always-allowed health paths open to anyone, their checks included', async () => {
+    expect((await get(port, '/healthz')).status).toBe(200);
+    expect((await get(port, '/livez/ping')).status).toBe(200);
+  });
+
+  it('rejects a bearer token the API server does not vouch for with 401', async () => {
+    const reply = await new Promise<number>((resolve, reject) => {
+      const req = request({host: '127.0.0.1', port, path: '/metrics', rejectUnauthorized: false, headers: {authorization: 'Bearer not-a-token'}}, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(reply).toBe(401);
+  });
+});
