@@ -428,6 +428,13 @@ describe('subresources and reviews', () => {
     const v1 = await getJson([`events.${g.events}`, 'core-ev']);
     expect(v1).toMatchObject({apiVersion: `${g.events}/v1`, kind: 'Event', regarding: {kind: 'Pod', name: 'p'}, note: 'pulled it', deprecatedCount: 3, reason: 'Pulled'});
     expect(v1.involvedObject).toBeUndefined();
+    // events/v1 creates are held to the new API's rules; the store keeps nothing of a refused one.
+    const strict = await k(['create', '-f', manifest('bad-event.json', {apiVersion: `${g.events}/v1`, kind: 'Event', metadata: meta('bad-ev', true), reason: 'R', type: 'Odd', regarding: {kind: 'Pod', name: 'p'}})]);
+    expect(strict.code).toBe(1);
+    for (const text of ['eventTime: Required value', 'reportingController: Required value', 'action: Required value', 'type: Invalid value: "": has invalid value: Odd']) {
+      expect(strict.stderr).toContain(text);
+    }
+    expect((await k(['get', 'event', 'bad-ev'])).stderr).toContain('NotFound');
   });
 
   it('adds ephemeral containers and resizes through their own subresources only', async () => {

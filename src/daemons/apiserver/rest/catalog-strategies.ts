@@ -297,6 +297,25 @@ const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
   },
 };
 
+/**
+ * Upstream's strict validation of an Event created through events/v1 (ValidateEventCreate): the
+ * fields the new API requires, and the deprecated ones left unset. Core v1 creates keep the
+ * legacy rules, and updates are not held to it (upstream's backwards compatibility).
+ */
+function validateEventsV1Create(o: JsonObject): FieldError[] {
+  const errors: FieldError[] = [];
+  if (typeof o.eventTime !== 'string' || o.eventTime === '') errors.push(field.required('eventTime'));
+  if (o.type !== 'Normal' && o.type !== 'Warning') errors.push(field.invalid('type', '', `has invalid value: ${typeof o.type === 'string' ? o.type : ''}`));
+  for (const deprecated of ['deprecatedFirstTimestamp', 'deprecatedLastTimestamp']) {
+    if (o[deprecated] !== undefined && o[deprecated] !== null) errors.push(field.invalid(deprecated, '', 'needs to be unset'));
+  }
+  if (typeof o.deprecatedCount === 'number' && o.deprecatedCount !== 0) errors.push(field.invalid('deprecatedCount', '', 'needs to be unset'));
+  for (const required of ['reportingController', 'reportingInstance', 'action', 'reason']) requireString(o, [required], errors);
+  if (typeof o.reportingInstance === 'string' && o.reportingInstance.length > 128) errors.push(field.invalid('reportingInstance', '', 'can have at most 128 characters'));
+  if (typeof o.note === 'string' && Buffer.byteLength(o.note) > 1024) errors.push(field.invalid('note', '', 'can have at most 1024 characters'));
+  return errors;
+}
+
 function validateWebhooks(o: JsonObject): FieldError[] {
   const errors: FieldError[] = [];
   objects(o.webhooks).forEach((hook, i) => {
@@ -382,7 +401,9 @@ export function withCatalogRules(info: ResourceInfo, strategy: Strategy): Strate
   const tracks = TRACKS_GENERATION.has(info.kind);
   const kept = KEPT_ON_UPDATE[info.kind];
   const guarded = IMMUTABLE[info.kind] !== undefined;
-  if (!defaults && !validate && !fields && !tracks && !kept && !guarded) return strategy;
+  // (validate runs on create; validateUpdate below does not include these.)
+  const createRules = info.kind === 'Event' && info.group !== '' ? validateEventsV1Create : undefined;
+  if (!defaults && !validate && !fields && !tracks && !kept && !guarded && !createRules) return strategy;
   const base = {...strategy};
   return {
     ...strategy,
@@ -395,7 +416,7 @@ export function withCatalogRules(info: ResourceInfo, strategy: Strategy): Strate
       base.prepareForUpdate(object, previous);
       for (const path of kept ?? []) keep(object, previous, path);
     },
-    validate: (object) => [...base.validate(object), ...(validate?.(object) ?? [])],
+    validate: (object) => [...base.validate(object), ...(validate?.(object) ?? []), ...(createRules?.(object) ?? [])],
     validateUpdate: (object, previous) => [
       ...base.validateUpdate(object, previous), ...(validate?.(object) ?? []), ...immutabilityErrors(info, object, previous),
     ],
