@@ -287,6 +287,11 @@ describe('subresources and reviews', () => {
       {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'guarded', labels: {app: 'guarded'}}, spec: {containers: [{name: 'c', image: 'busybox'}]}},
       {apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: {name: 'guard'}, spec: {minAvailable: 1, selector: {matchLabels: {app: 'guarded'}}}})]);
     await ok(['patch', 'pod', 'guarded', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}']);
+    const early = JSON.stringify({apiVersion: 'policy/v1', kind: 'Eviction', metadata: {name: 'guarded', namespace: 'default'}});
+    // No disruption controller has looked at the budget yet (observedGeneration < generation): refused too.
+    const unprocessed = await server.client.post('/api/v1/namespaces/default/pods/guarded/eviction', JSON.parse(early));
+    expect(unprocessed.status).toBe(429);
+    expect(unprocessed.body.details.causes[0].message).toBe('The disruption budget guard is still being processed by the server.');
     const budgetStatus = (allowed: number) => JSON.stringify({status: {observedGeneration: 1, disruptionsAllowed: allowed, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1}});
     await ok(['patch', 'pdb', 'guard', '--subresource=status', '--type=merge', '-p', budgetStatus(0)]);
     const eviction = JSON.stringify({apiVersion: 'policy/v1', kind: 'Eviction', metadata: {name: 'guarded', namespace: 'default'}});
