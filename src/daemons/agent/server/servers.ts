@@ -145,6 +145,8 @@ export class AgentServers {
     this.logCheck.stop();
     const servers = [...this.servers.values()];
     this.servers.clear();
+    // Upgraded connections are no longer the HTTP server's: a stop ends them itself.
+    for (const socket of this.streamSockets) socket.destroy();
     await Promise.all(
       servers.map(
         (server) =>
@@ -216,9 +218,9 @@ export class AgentServers {
 
   /** Connections of exec, attach and port-forward now open (for the tests' leak checks). */
   get streamingConnections(): number {
-    return this.openStreams;
+    return this.streamSockets.size;
   }
-  private openStreams = 0;
+  private readonly streamSockets = new Set<Duplex>();
 
   private async serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, options: ServeOptions): Promise<void> {
     socket.on('error', () => {});
@@ -235,7 +237,7 @@ export class AgentServers {
     if (!streaming) return fail(404, 'pod does not exist');
     serveStreamingUpgrade(req, socket, head, route, streaming, {
       idleTimeoutMs: this.config.streamingConnectionIdleTimeoutMs ?? 0,
-      onConnection: (change) => (this.openStreams += change),
+      onConnection: (socket, change) => (change > 0 ? this.streamSockets.add(socket) : this.streamSockets.delete(socket)),
     });
   }
 

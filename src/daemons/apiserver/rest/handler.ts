@@ -15,11 +15,12 @@ import { isJsonObject, type JsonObject } from '../../../patch/types.js';
 import { StoreUnavailableError, type Store } from '../storage/store.js';
 import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin } from './admission.js';
 import { CrdInformer, crdStrategy } from './crd.js';
+import { resolveServiceEndpoint } from './service-resolver.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
 import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
-import { deepCopy, rfc3339, stringAt } from './objects.js';
+import { deepCopy, rfc3339, stringAt, valueAt } from './objects.js';
 import { OpenApiService } from './openapi/index.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
@@ -167,13 +168,25 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
       const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
       found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info) }, strategy);
+      // A changed CRD serves new ResourceInfos: forget the stores of the ones it replaced.
+      if (info.custom) {
+        for (const old of registries.keys()) if (old.custom && registry.lookup(old.group, old.version, old.plural) !== old) registries.delete(old);
+      }
       registries.set(info, found);
     }
     return found;
   }
 
   const crdPrefix = `${keyPrefix}/${crdInfo.storagePrefix}/`;
-  const informer = new CrdInformer(store, registry, crdPrefix);
+  // Conversion webhooks named by a Service go to one of its endpoints (service-resolver.ts).
+  const readObject = async (resource: string, namespace: string, name: string) => {
+    const info = registry.lookup('', 'v1', resource);
+    const kv = info && (await store.get(registryFor(info).key(namespace, name)));
+    return kv ? (JSON.parse(kv.value) as JsonObject) : undefined;
+  };
+  const resolveService = async (namespace: string, name: string, port: number) =>
+    resolveServiceEndpoint(namespace, name, port, await readObject('services', namespace, name), await readObject('endpoints', namespace, name));
+  const informer = new CrdInformer(store, registry, crdPrefix, 1000, schemas, resolveService);
   const synced = informer.start();
   // The CRDs' schemas join validation (unknown and duplicate fields) and the /openapi documents.
   schemas.setCustomSource(() => {
@@ -466,8 +479,31 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       const prefix = `${keyPrefix}/${group}/${plural}/`;
       const listed = await store.list(prefix);
       for (const kv of listed.items) await store.delete(kv.key);
+      await reconsiderNames(group, wctx);
     }
     writeJson(res, result.code, result.body, { pretty });
+  }
+
+  /**
+   * A deleted CRD frees its names: CRDs of its group refused for a conflict are checked again
+   * (upstream's naming controller requeues them), and become served if nothing conflicts now.
+   */
+  async function reconsiderNames(group: string, wctx: WriteContext): Promise<void> {
+    const crds = registryFor(crdInfo);
+    for (const other of informer.all()) {
+      if (stringAt(other, 'spec', 'group') !== group) continue;
+      const conditions = valueAt(other, 'status', 'conditions');
+      const refused = Array.isArray(conditions) && conditions.some((c) => isJsonObject(c) && c.type === 'NamesAccepted' && c.status === 'False');
+      if (!refused) continue;
+      const name = stringAt(other, 'metadata', 'name') ?? '';
+      try {
+        // An update that changes nothing but the status the strategy computes again.
+        const { object } = await crds.update('', name, { ...wctx, subresource: '' }, (current) => current);
+        informer.apply(object);
+      } catch {
+        // It went away meanwhile, or the store is busy: the next write of that CRD decides.
+      }
+    }
   }
 
   async function readOptionalBody(req: ApiRequest): Promise<unknown> {

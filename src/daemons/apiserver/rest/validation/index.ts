@@ -65,9 +65,14 @@ export function validateWrite(provider: SchemaProvider, input: WriteValidation):
   const isPatch = input.operation === 'patch' || input.operation === 'apply';
   // Patches: upstream re-encodes the patched object, so unknown fields come out sorted.
   const sorted = isPatch || input.body?.yaml === true;
-  const findings = validateAgainstSchema(input.object, schema, { sorted, required: input.checkRequired !== false && input.operation !== 'apply', types: input.checkTypes !== false });
+  // Custom resources (no Go type: no rootName) are unstructured upstream: types and required
+  // fields are their CRD's schema validation (422, src/api/structural), not decoding errors.
+  const custom = !schema.rootName;
+  const findings = validateAgainstSchema(input.object, schema, {
+    sorted, required: input.checkRequired !== false && input.operation !== 'apply' && !custom, types: input.checkTypes !== false,
+  });
   const handledAs = `${input.kind} in version "${input.version}" cannot be handled as a ${input.kind}`;
-  if (findings.typeError) throw badRequest(`${handledAs}: ${findings.typeError}`);
+  if (findings.typeError && !custom) throw badRequest(`${handledAs}: ${findings.typeError}`);
 
   const strict: string[] = [];
   if (input.mode !== 'Ignore' && (findings.unknown.length || input.body)) {
