@@ -198,6 +198,22 @@ describe('every group through kubectl', () => {
     expect(handler.stderr).toContain('handler: Invalid value: "crun": field is immutable');
   });
 
+  it.each([
+    ['a volume without a source', {apiVersion: 'v1', kind: 'PersistentVolume', metadata: meta('no-source'), spec: {capacity: {storage: '1Gi'}, accessModes: ['ReadWriteOnce']}},
+      'spec: Required value: must specify a volume type'],
+    ['an HPA metric without its source', {apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: meta('no-metric', true), spec: {scaleTargetRef: {kind: 'Deployment', name: 'x'}, maxReplicas: 2, metrics: [{type: 'Resource'}]}},
+      'spec.metrics[0].resource: Required value: must populate information for the given metric source'],
+    ['a PDB with both bounds', {apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: meta('both', true), spec: {minAvailable: 1, maxUnavailable: 1}},
+      'minAvailable and maxUnavailable cannot be both set'],
+  ])('refuses %s with upstream\'s 422, storing nothing', async (_what, object, message) => {
+    const r = await k(['create', '-f', manifest(`bad-${object.metadata.name}.json`, object)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('is invalid');
+    expect(r.stderr).toContain(message);
+    const group = String(object.apiVersion).includes('/') ? `.${String(object.apiVersion).split('/')[0]}` : '';
+    expect((await k(['get', `${object.kind.toLowerCase()}${group}`, object.metadata.name])).stderr).toContain('NotFound');
+  });
+
   it('creates objects with kubectl generator commands, which send protobuf', async () => {
     expect(await ok(['create', 'ingress', 'gen-ing', '--class=nginx', '--rule=foo.com/bar*=svc:8080,tls=cert'])).toBe(`ingress.${g.networking}/gen-ing created\n`);
     expect((await getJson([`ingress.${g.networking}`, 'gen-ing'])).spec).toEqual({

@@ -152,12 +152,26 @@ function requireList(o: JsonObject, path: string[], errors: FieldError[]): void 
   if (list(valueAt(o, ...path)).length === 0) errors.push(field.required(path.join('.')));
 }
 
+/** The volume sources of a PersistentVolume (exactly one must be given). */
+const PV_SOURCES = [
+  'gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'glusterfs', 'nfs', 'rbd', 'iscsi', 'cinder', 'cephfs', 'fc', 'flocker', 'flexVolume',
+  'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'portworxVolume', 'scaleIO', 'local', 'storageos', 'csi',
+];
+
+const METRIC_SOURCES: Record<string, string> = {
+  ContainerResource: 'containerResource', External: 'external', Object: 'object', Pods: 'pods', Resource: 'resource',
+};
+
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 const isIp = (text: string) => IPV4.test(text) || (text.includes(':') && /^[0-9a-f:.]+$/i.test(text));
 
 const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
   PersistentVolume: (o) => {
     const errors: FieldError[] = [];
+    const spec = isJsonObject(o.spec) ? o.spec : {};
+    const sources = PV_SOURCES.filter((k) => spec[k] !== undefined);
+    if (sources.length === 0) errors.push(field.required('spec', 'must specify a volume type'));
+    else if (sources.length > 1) errors.push(field.forbidden(`spec.${sources[1]}`, 'may not specify more than 1 volume type'));
     requireList(o, ['spec', 'accessModes'], errors);
     if (!isJsonObject(valueAt(o, 'spec', 'capacity')) || valueAt(o, 'spec', 'capacity', 'storage') === undefined) errors.push(field.required('spec.capacity'));
     return errors;
@@ -176,6 +190,12 @@ const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
     const min = valueAt(o, 'spec', 'minReplicas');
     if (typeof max !== 'number' || max < 1) errors.push(field.invalid('spec.maxReplicas', max ?? 0, 'must be greater than or equal to 1'));
     else if (typeof min === 'number' && min > max) errors.push(field.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
+    // v2 metrics carry the source their type names (upstream's validateMetricSpec).
+    objects(valueAt(o, 'spec', 'metrics')).forEach((m, i) => {
+      const key = METRIC_SOURCES[String(m.type)];
+      if (!key) errors.push(field.notSupported(`spec.metrics[${i}].type`, m.type ?? '', Object.keys(METRIC_SOURCES)));
+      else if (!isJsonObject(m[key])) errors.push(field.required(`spec.metrics[${i}].${key}`, 'must populate information for the given metric source'));
+    });
     return errors;
   },
   PodDisruptionBudget: (o) => {
