@@ -22,7 +22,7 @@ describe('kubectl auth reconcile and can-i (upstream names)', () => {
   const k = (args: string[], input?: string) => kubectl(server.orchconfigPath, args, {input});
 
   beforeAll(async () => {
-    server = await startApiServerProcess({engine: 'sqlite', args: ['--names', 'kubernetes', '--authorization-mode', 'RBAC']});
+    server = await startApiServerProcess({engine: 'sqlite', args: ['--names', 'kubernetes', '--authorization-mode', 'Node,RBAC']});
   });
   afterAll(async () => {
     await server?.stop();
@@ -58,6 +58,35 @@ describe('kubectl auth reconcile and can-i (upstream names)', () => {
     expect(removed.code).toBe(0);
     const after = JSON.parse((await k(['get', 'role', 'deployer', '-n', 'team', '-o', 'json'])).stdout);
     expect(after.rules).toEqual([{apiGroups: ['apps'], resources: ['deployments'], verbs: ['create']}]);
+  });
+
+  it('answers can-i for a service account and for a node as RBAC and the Node authorizer decide', async () => {
+    const sa = ['--as', 'system:serviceaccount:team:builder', '--as-group', 'system:serviceaccounts', '-n', 'team'];
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: {name: 'builder-edit', namespace: 'team'},
+      roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit'}, subjects: [{kind: 'ServiceAccount', name: 'builder', namespace: 'team'}],
+    };
+    expect((await k(['create', '-f', '-'], JSON.stringify(binding))).code).toBe(0);
+    let answer = '';
+    for (let i = 0; i < 50 && answer !== 'yes'; i++) {
+      answer = (await k(['auth', 'can-i', 'create', 'deployments.apps', ...sa])).stdout.trim();
+      if (answer !== 'yes') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(answer).toBe('yes');
+    expect((await k(['auth', 'can-i', 'create', 'roles.rbac.authorization.k8s.io', ...sa])).stdout.trim()).toBe('no');
+    // A node may read a secret only once a pod bound to it names the secret (the Node authorizer's graph).
+    const node = (name: string) => ['--as', `system:node:${name}`, '--as-group', 'system:nodes', '-n', 'team'];
+    expect((await k(['auth', 'can-i', 'get', 'secret/db', ...node('n1')])).stdout.trim()).toBe("no - no relationship found between node 'n1' and this object");
+    const pod = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'web', namespace: 'team'}, spec: {nodeName: 'n1', containers: [{name: 'c', image: 'x'}], volumes: [{name: 's', secret: {secretName: 'db'}}]}};
+    expect((await k(['create', '-f', '-'], JSON.stringify(pod))).code).toBe(0);
+    answer = '';
+    for (let i = 0; i < 50 && answer !== 'yes'; i++) {
+      answer = (await k(['auth', 'can-i', 'get', 'secret/db', ...node('n1')])).stdout.trim();
+      if (answer !== 'yes') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(answer).toBe('yes');
+    expect((await k(['auth', 'can-i', 'get', 'secret/db', ...node('n2')])).stdout.trim()).toBe("no - no relationship found between node 'n2' and this object");
+    expect((await k(['auth', 'can-i', 'list', 'secrets', ...node('n1')])).stdout.trim()).toBe('no - No Object name found');
   });
 
   it('answers can-i --list for the bound user', async () => {
