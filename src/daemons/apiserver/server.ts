@@ -32,6 +32,8 @@ import {
   createHealthHandler,
   informerSyncCheck,
   kvstoreChecks,
+  kvstoreWritableCheck,
+  writeFailureText,
   pingCheck,
   namedCheck,
   storageReadinessHook,
@@ -53,6 +55,7 @@ import {
 import {createAuthentication} from './auth/config.js';
 import {createAuthorizer} from './auth/authorizer.js';
 import {rulesFor} from './auth/rules-review.js';
+import {registerLocalApiServices} from './rest/apiservices.js';
 import {impersonate, isImpersonationHeader} from './auth/impersonation.js';
 import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
 import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
@@ -165,7 +168,7 @@ export class ApiServer {
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf});
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
     await this.checkNameSet(store, c.keyPrefix);
@@ -293,7 +296,7 @@ export class ApiServer {
     const ping = (timeoutMs: number) => Promise.all(storage.engines.map((e) => e.ping(timeoutMs))).then(() => undefined);
     const kv = kvstoreChecks({healthcheckTimeoutMs: c.kvstoreHealthcheckTimeoutMs, readycheckTimeoutMs: c.kvstoreReadycheckTimeoutMs, ping});
     this.registry.addHealthChecks(pingCheck, this.logCheck, kv.health);
-    this.registry.addReadyzChecks(kv.readiness);
+    this.registry.addReadyzChecks(kv.readiness, kvstoreWritableCheck(() => storage.engines));
     this.registry.addReadyzChecks(
       informerSyncCheck(() => [
         ['rbac', rbac.synced],
@@ -334,7 +337,12 @@ export class ApiServer {
     });
     // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
     // complete at once so the check names stay those of the seed.
-    for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'orch-apiserver-autoregistration', 'apiservice-openapi-controller']) {
+    // The built-in group versions are registered as local APIServices (upstream's autoregister).
+    hooks.add('orch-apiserver-autoregistration', async () => {
+      const created = await retry(() => registerLocalApiServices(store, keyPrefix));
+      if (created > 0) log.info('Registered the built-in group versions as local APIServices', 'count', created);
+    });
+    for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'apiservice-openapi-controller']) {
       hooks.add(name, async () => undefined);
     }
     this.registry.addHealthChecks(namedCheck('autoregister-completion', () => undefined));
@@ -552,6 +560,8 @@ export class ApiServer {
         revision: this.storeRevision,
         reachable: this.storeReachable,
         cachesSynced: storage?.synced() ?? false,
+        writeFailure: storage ? writeFailureText(storage.engines) : undefined,
+        watchCache: (storage?.caches ?? []).reduce((sum, c) => ({lists: sum.lists + c.counts.lists, watches: sum.watches + c.counts.watches}), {lists: 0, watches: 0}),
       },
       livez: this.lastChecks.livez,
       readyz: this.lastChecks.readyz,

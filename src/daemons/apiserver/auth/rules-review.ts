@@ -1,7 +1,7 @@
 /**
  * The rules a user holds in a namespace, for SelfSubjectRulesReview (`kubectl auth can-i --list`),
- * as upstream's RBAC RulesFor: the rules of the cluster roles bound cluster-wide, then of the roles
- * bound in the namespace. The privileged group and AlwaysAllow hold everything. Pure.
+ * from the RBAC authorizer's own rule resolution (upstream's RulesFor); the privileged group and
+ * AlwaysAllow hold everything. Pure.
  */
 import type {JsonObject} from '../../../patch/types.js';
 import type {RulesReviewStatus} from '../rest/reviews.js';
