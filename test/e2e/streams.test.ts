@@ -201,8 +201,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
       // (capture-pane trims the prompt's trailing space)
       await until('the shell prompt', () => /[#$]\s*$/m.test(pane()) || undefined, 20_000);
       execFileSync('tmux', ['send-keys', '-t', session, 'tty; stty size', 'Enter']);
-      await until('the first size', () => /\n30 100\n/.test(pane()) || undefined, 10_000);
-      expect(pane()).toMatch(/\/dev\/pts\/\d+/);
+      await until('the terminal and its size', () => (/\n30 100\n/.test(pane()) && /\/dev\/pts\/\d+/.test(pane())) || undefined, 10_000);
       execFileSync('tmux', ['resize-window', '-t', session, '-x', '90', '-y', '20']);
       // The resize travels as a message of its own; give it a moment before asking again.
       await new Promise((r) => setTimeout(r, 500));
@@ -232,8 +231,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
       const pane = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session]).toString();
       await until('kubectl to attach', () => pane().includes('try pressing enter') || undefined, 20_000);
       execFileSync('tmux', ['send-keys', '-t', session, 'echo $((6*7)); tty', 'Enter']);
-      await until('the answer', () => /^42$/m.test(pane()) || undefined, 10_000);
-      expect(pane()).toMatch(/\/dev\/pts\/\d+/);
+      await until('the answer and the terminal', () => (/^42$/m.test(pane()) && /\/dev\/pts\/\d+/.test(pane())) || undefined, 10_000);
       execFileSync('tmux', ['resize-window', '-t', session, '-x', '90', '-y', '20']);
       await new Promise((r) => setTimeout(r, 500));
       execFileSync('tmux', ['send-keys', '-t', session, 'stty size', 'Enter']);
