@@ -5,7 +5,7 @@
  * Then bad input, and a stream cut in the middle: kubectl prints upstream's error text, and
  * afterwards no exec process and no agent connection is left while both daemons keep serving.
  */
-import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {afterAll, beforeAll, describe, expect, it, jest} from '@jest/globals';
 import {execFileSync, spawn, type ChildProcess} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
 import {mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync} from 'node:fs';
@@ -15,6 +15,9 @@ import {dirname, join} from 'node:path';
 import {orchBin, repoRoot} from '../helpers/run-orch.js';
 import {freePort} from '../helpers/apiserver.js';
 import {waitForBuild} from '../helpers/controller-manager.js';
+
+// Each test runs several kubectl processes against a daemon on a loaded machine: generous bounds.
+jest.setTimeout(90_000);
 
 const kubectlDir = dirname(realpathSync(execFileSync('sh', ['-c', 'command -v kubectl']).toString().trim()));
 /** Each kubectl and the protocol its 101 answer must name (kubectl -v=8 prints the response headers). */
