@@ -182,7 +182,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     } finally {
       forward.kill('SIGTERM');
     }
-  }, 40_000);
+  }, 90_000);
 
   it('exec runs the command in the pod\'s context, with stdin, stderr and the exit code', async () => {
     const r = await run(version, ['exec', '-i', 'web', '--', 'sh', '-c', 'wc -l; echo "$GREETING"; pwd; echo oops >&2; exit 3'], {input: 'one\ntwo\n'});
@@ -222,7 +222,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     } finally {
       execFileSync('tmux', ['kill-session', '-t', session]);
     }
-  }, 60_000);
+  }, 90_000);
 
   it('attach -it reaches a tty container\'s terminal, which follows the window size', async () => {
     const pod = `shell-${version.replace('.', '')}`;
@@ -242,7 +242,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     } finally {
       execFileSync('tmux', ['kill-session', '-t', session]);
     }
-  }, 60_000);
+  }, 90_000);
 
   it('attach connects to the container\'s stdin and output', async () => {
     const pod = `echo-${version.replace('.', '')}`;
@@ -269,7 +269,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     } finally {
       forward.kill('SIGTERM');
     }
-  }, 40_000);
+  }, 90_000);
 
   it('cp copies a file into the pod and back, byte for byte', async () => {
     const original = randomBytes(256 * 1024 + 17);
@@ -318,7 +318,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     } finally {
       forward.kill('SIGKILL');
     }
-  }, 40_000);
+  }, 90_000);
 
   it('a stream cut in the middle ends the exec process and its connections; both daemons keep serving', async () => {
     const baseline = agentConnections();
@@ -331,7 +331,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     await until('the agent connection to close', () => agentConnections() <= baseline || undefined, 15_000);
     const again = await run(version, ['exec', 'web', '--', 'echo', 'still serving']);
     expect(again).toEqual({code: 0, stdout: 'still serving\n', stderr: ''});
-  }, 40_000);
+  }, 90_000);
 });
 
 describe('after every stream', () => {
