@@ -516,61 +516,61 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'authentication-token-webhook-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Client configuration of a remote service that checks bearer tokens.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authentication-token-webhook-version', type: 'string', seedType: 'string', seedDefault: 'v1beta1',
     default: 'v1beta1',
-    help: 'TokenReview version spoken with the token webhook.', section: AUTHN, implemented: false,
+    help: 'TokenReview version spoken with the token webhook.', section: AUTHN, implemented: true,
   },
   {
     name: 'authentication-token-webhook-cache-ttl', type: 'duration', seedType: 'duration', seedDefault: '2m0s',
     default: '2m0s',
-    help: 'How long token webhook answers are cached.', section: AUTHN, implemented: false,
+    help: 'How long token webhook answers are cached.', section: AUTHN, implemented: true,
   },
   {
     name: 'api-audiences', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
     help: 'Audiences a service account token must name; the issuer URL is used when unset.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'oidc-issuer-url', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'https URL of the OpenID issuer whose ID tokens are accepted.', section: AUTHN, implemented: false,
+    help: 'https URL of the OpenID issuer whose ID tokens are accepted.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-client-id', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'OpenID client ID tokens must be issued for; needed with --oidc-issuer-url.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'oidc-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'CA bundle for the OpenID issuer; system roots are used when unset.', section: AUTHN, implemented: false,
+    help: 'CA bundle for the OpenID issuer; system roots are used when unset.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-username-claim', type: 'string', seedType: 'string', seedDefault: 'sub', default: 'sub',
-    help: 'ID token claim that becomes the user name.', section: AUTHN, implemented: false,
+    help: 'ID token claim that becomes the user name.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-username-prefix', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Prefix added to OpenID user names; - adds none.', section: AUTHN, implemented: false,
+    help: 'Prefix added to OpenID user names; - adds none.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-groups-claim', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'ID token claim that lists the user\'s groups.', section: AUTHN, implemented: false,
+    help: 'ID token claim that lists the user\'s groups.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-groups-prefix', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Prefix added to OpenID group names.', section: AUTHN, implemented: false,
+    help: 'Prefix added to OpenID group names.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-required-claim', type: 'keyValue', seedType: 'key=value pairs', seedDefault: 'none',
     repeatable: true,
-    help: 'Claim=value pairs an ID token must carry to be accepted.', section: AUTHN, implemented: false,
+    help: 'Claim=value pairs an ID token must carry to be accepted.', section: AUTHN, implemented: true,
   },
   {
     name: 'oidc-signing-algs', type: 'strings', seedType: 'strings', seedDefault: 'RS256', default: 'RS256',
     enum: ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'], repeatable: true,
-    help: 'Signature algorithms accepted on ID tokens.', section: AUTHN, implemented: false,
+    help: 'Signature algorithms accepted on ID tokens.', section: AUTHN, implemented: true,
   },
   {
     name: 'requestheader-client-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -609,16 +609,16 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'service-account-issuer', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
-    help: 'Issuer (iss) of service account tokens; the first signs new tokens, all are accepted.', section: AUTHN,
-    implemented: false,
+    help: 'Issuer (iss) of service account tokens; the first signs new tokens, all are accepted (orch defaults to https://<default service>.default.svc.cluster.local).', section: AUTHN,
+    implemented: true,
   },
   {
     name: 'service-account-key-file', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
-    help: 'PEM key files used to verify service account tokens.', section: AUTHN, implemented: false,
+    help: 'PEM key files used to verify service account tokens.', section: AUTHN, implemented: true,
   },
   {
     name: 'service-account-signing-key-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Private key that signs new service account tokens.', section: AUTHN, implemented: false,
+    help: 'Private key that signs new service account tokens; orch generates <cert-dir>/sa.key when unset.', section: AUTHN, implemented: true,
   },
   {
     name: 'service-account-signing-endpoint', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -626,22 +626,22 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'service-account-lookup', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
-    help: 'Reject service account tokens whose account or secret no longer exists.', section: AUTHN,
-    implemented: false,
+    help: 'Reject legacy token secrets whose secret or account no longer exists (bound tokens are always checked).', section: AUTHN,
+    implemented: true,
   },
   {
     name: 'service-account-extend-token-expiration', type: 'bool', seedType: 'bool', seedDefault: 'true',
     default: 'true',
-    help: 'Let tokens injected at admission live up to a year.', section: AUTHN, implemented: false,
+    help: 'Let tokens injected at admission live up to a year.', section: AUTHN, implemented: true,
   },
   {
     name: 'service-account-max-token-expiration', type: 'duration', seedType: 'duration', seedDefault: 'none',
     help: 'Longest lifetime given to a service account token; longer requests are cut down.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-account-jwks-uri', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Key set URL to publish in the OpenID discovery document.', section: AUTHN, implemented: false,
+    help: 'Key set URL to publish in the OpenID discovery document.', section: AUTHN, implemented: true,
   },
 
   // --- Authorization ---

@@ -28,7 +28,7 @@ const TOP_LEVEL_KINDS: [string[], string[]][] = [
   [versionsOf((n) => n.groups.networking), ['Ingress']],
   [versionsOf((n) => n.groups.scheduling), ['PriorityClass']],
   [versionsOf((n) => n.groups.certificates), ['CertificateSigningRequest']],
-  [versionsOf((n) => n.groups.authentication), ['SelfSubjectReview', 'TokenReview']],
+  [versionsOf((n) => n.groups.authentication), ['SelfSubjectReview', 'TokenReview', 'TokenRequest']],
   [versionsOf((n) => n.groups.authorization), ['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview']],
 ];
 

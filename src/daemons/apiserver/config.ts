@@ -22,6 +22,11 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'kvstore-cafile', 'kvstore-certfile', 'kvstore-keyfile', 'kvstore-prefix', 'kvstore-compaction-interval',
   'kvstore-healthcheck-timeout', 'kvstore-readycheck-timeout', 'storage-initialization-timeout', 'watch-cache',
   'watch-cache-sizes', 'anonymous-auth', 'client-ca-file', 'token-auth-file', 'authorization-mode', 'event-ttl',
+  'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
+  'service-account-lookup', 'service-account-extend-token-expiration', 'service-account-max-token-expiration',
+  'service-account-jwks-uri', 'authentication-token-webhook-config-file', 'authentication-token-webhook-version',
+  'authentication-token-webhook-cache-ttl', 'oidc-issuer-url', 'oidc-client-id', 'oidc-ca-file', 'oidc-username-claim',
+  'oidc-username-prefix', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-signing-algs',
   'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version',
   'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl',
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
@@ -63,6 +68,36 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     anonymousAuth: values['anonymous-auth'] !== false,
     clientCaFile: str(values['client-ca-file']),
     tokenAuthFile: str(values['token-auth-file']),
+    oidc: str(values['oidc-issuer-url'])
+      ? {
+          issuerUrl: values['oidc-issuer-url'] as string,
+          clientId: str(values['oidc-client-id']) ?? '',
+          caFile: str(values['oidc-ca-file']),
+          usernameClaim: str(values['oidc-username-claim']) ?? 'sub',
+          usernamePrefix: str(values['oidc-username-prefix']),
+          groupsClaim: str(values['oidc-groups-claim']),
+          groupsPrefix: str(values['oidc-groups-prefix']),
+          requiredClaims: (values['oidc-required-claim'] as Record<string, string> | undefined) ?? {},
+          signingAlgs: list(values['oidc-signing-algs']) ?? ['RS256'],
+        }
+      : undefined,
+    tokenWebhook: str(values['authentication-token-webhook-config-file'])
+      ? {
+          configFile: values['authentication-token-webhook-config-file'] as string,
+          version: str(values['authentication-token-webhook-version']) ?? 'v1beta1',
+          cacheTtlMs: ms(values['authentication-token-webhook-cache-ttl'], 120_000),
+        }
+      : undefined,
+    serviceAccounts: {
+      issuers: list(values['service-account-issuer']),
+      keyFiles: list(values['service-account-key-file']),
+      signingKeyFile: str(values['service-account-signing-key-file']),
+      apiAudiences: list(values['api-audiences']),
+      lookup: values['service-account-lookup'] !== false,
+      extendTokenExpiration: values['service-account-extend-token-expiration'] !== false,
+      maxTokenExpirationSeconds: Math.floor(ms(values['service-account-max-token-expiration']) / 1000),
+      jwksUri: str(values['service-account-jwks-uri']),
+    },
     authorizationModes: list(values['authorization-mode']) ?? ['AlwaysAllow'],
     authorizationPolicyFile: str(values['authorization-policy-file']),
     authorizationWebhookConfigFile: str(values['authorization-webhook-config-file']),

@@ -52,7 +52,11 @@ import {
   type Filter,
   type MaxInFlightFilter,
 } from './filters/index.js';
-import {createAuthentication} from './auth/config.js';
+import {createAuthentication, type AuthenticationOptions} from './auth/config.js';
+import type {ServiceAccountOptions} from './auth/serviceaccount/setup.js';
+import {discoveryDocument, issuerDiscovery, JWKS_PATH, type IssuerDiscovery} from './auth/serviceaccount/discovery.js';
+import {serveIssuerDiscovery, storeObjectGetter} from './auth/serviceaccount/serving.js';
+import type {TokenServices} from './rest/token-request.js';
 import {createAuthorizer} from './auth/authorizer.js';
 import {rulesFor} from './auth/rules-review.js';
 import {registerLocalApiServices} from './rest/apiservices.js';
@@ -91,6 +95,12 @@ export interface ApiServerConfig extends SecureServingOptions {
   anonymousAuth: boolean;
   clientCaFile?: string;
   tokenAuthFile?: string;
+  /** `--oidc-*`. */
+  oidc?: AuthenticationOptions['oidc'];
+  /** `--authentication-token-webhook-*` (timeoutMs: internal, for tests). */
+  tokenWebhook?: {configFile: string; version: string; cacheTtlMs: number; timeoutMs?: number};
+  /** Service account token options (`--service-account-*`, `--api-audiences`). */
+  serviceAccounts?: Omit<ServiceAccountOptions, 'certDir' | 'getObject' | 'tlsPrivateKeyFile' | 'now'>;
   authorizationModes: string[];
   authorizationPolicyFile?: string;
   authorizationWebhookConfigFile?: string;
@@ -141,6 +151,8 @@ export class ApiServer {
   private storeReachable = false;
   private agentTls: AgentTls = {};
   private clientCaPems: string[] = [];
+  private issuerDiscovery?: () => Promise<IssuerDiscovery>;
+  private tokenServices?: TokenServices;
   private readonly createdAt = Date.now();
 
   constructor(readonly config: ApiServerConfig) {
@@ -150,6 +162,13 @@ export class ApiServer {
       onFirstReady: () => this.lifecycle?.markReady(),
     });
     this.hooks = new PostStartHooks({registry: this.registry});
+  }
+
+  /** The address other hosts reach this server at (upstream's external address), for the JWKS URI. */
+  private externalUrl(): string {
+    const c = this.config;
+    const host = c.advertiseAddress ?? '127.0.0.1';
+    return `https://${host.includes(':') ? `[${host}]` : host}:${this.boundPort || c.securePort}`;
   }
 
   /** https://host:port clients use (loopback when bound to all interfaces). */
@@ -181,7 +200,23 @@ export class ApiServer {
       clientCaFile: c.clientCaFile,
       generatedCaPem: caPem,
       tokenAuthFile: c.tokenAuthFile,
+      tokenWebhook: c.tokenWebhook,
+      oidc: c.oidc,
+      serviceAccounts: {
+        lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 0,
+        ...c.serviceAccounts,
+        certDir: c.certDir,
+        tlsPrivateKeyFile: c.tlsPrivateKeyFile,
+        getObject: storeObjectGetter(store, c.keyPrefix),
+      },
     });
+    if (auth.serviceAccounts) {
+      const sa = auth.serviceAccounts;
+      // Built on first use: the JWKS URI names the port, known once the server listens.
+      let documents: Promise<IssuerDiscovery> | undefined;
+      this.issuerDiscovery = () => (documents ??= issuerDiscovery(sa.issuers[0], c.serviceAccounts?.jwksUri ?? `${this.externalUrl()}${JWKS_PATH}`, sa.verificationKeys));
+    }
+    this.tokenServices = {issuer: auth.serviceAccounts?.issuer, union: auth.tokenUnion, apiAudiences: auth.apiAudiences};
     for (const warning of auth.warnings) log.warning(warning);
     this.authenticator = auth.authenticator;
     this.clientCaPems = auth.clientCaPems;
@@ -227,6 +262,7 @@ export class ApiServer {
       serverAddresses: [{clientCIDR: '0.0.0.0/0', serverAddress: `${c.advertiseAddress ?? '127.0.0.1'}:${c.securePort}`}],
       agentTls: this.agentTls,
       rulesFor: (user, namespace) => rulesFor(c.authorizationModes, this.rbac?.index, user, namespace),
+      tokens: this.tokenServices,
     });
 
     this.installHealthChecks();
@@ -370,7 +406,7 @@ export class ApiServer {
       this.inFlight,
     ];
     const serve = async (req: AnyRequest, res: ServerResponse) => {
-      const outcome = authenticator.authenticateRequest(req);
+      const outcome = await authenticator.authenticateRequestAsync(req);
       if (!outcome.user) {
         if (outcome.error) log.v(2).info('Unable to authenticate the request', 'err', outcome.error);
         return writeStatusObject(res, unauthorizedStatus());
@@ -394,6 +430,13 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (health(req, res)) return;
+      }
+      const discovery = this.issuerDiscovery && discoveryDocument(path);
+      if (discovery && req.method === 'GET') {
+        const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return serveIssuerDiscovery(res, await this.issuerDiscovery!(), discovery);
       }
       const logPath = POD_LOG_PATH.exec(path);
       if (logPath && req.method === 'GET') {

@@ -4,7 +4,7 @@
  * PodDisruptionBudget (`create pdb`) and Eviction (`drain`), scheduling/v1 PriorityClass
  * (`create priorityclass`), core/v1 ResourceQuota (`create quota`), certificates/v1
  * CertificateSigningRequest (`certificate approve|deny`), authentication/v1 SelfSubjectReview
- * (`auth whoami`) and authorization/v1's access reviews (`auth can-i`). User `extra` maps
+ * (`auth whoami`), TokenRequest (`create token`) and authorization/v1's access reviews (`auth can-i`). User `extra` maps
  * (map<string, ExtraValue>) are left out: their JSON form is a list per key, which the table
  * language does not express, and kubectl's commands send none.
  */
@@ -69,6 +69,10 @@ export const CATALOG_SCHEMAS: SchemaTables = {
   UserInfo: { 1: 'username string', 2: 'uid string', 3: 'groups []string' },
   TokenReview: { 1: 'metadata ObjectMeta', 2: 'spec TokenReviewSpec required' },
   TokenReviewSpec: { 1: 'token string', 2: 'audiences []string' },
+  // `kubectl create token` (status is never sent by a client).
+  TokenRequest: { 1: 'metadata ObjectMeta', 2: 'spec TokenRequestSpec required' },
+  TokenRequestSpec: { 1: 'audiences []string', 3: 'boundObjectRef *BoundObjectReference', 4: 'expirationSeconds *int64' },
+  BoundObjectReference: { 1: 'kind string', 2: 'apiVersion string', 3: 'name string', 4: 'uid string' },
 
   // authorization/v1
   SelfSubjectAccessReview: { 1: 'metadata ObjectMeta', 2: 'spec SelfSubjectAccessReviewSpec required', 3: 'status SubjectAccessReviewStatus' },

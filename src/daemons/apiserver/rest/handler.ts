@@ -3,6 +3,7 @@
  * subresource, over a Store. Framework-free: `(req, res, ctx) => Promise<boolean>`, answering
  * false for paths that are not the API's so the server can route them elsewhere.
  */
+import type {TokenServices} from './token-request.js';
 import { names } from '../../../api/names.js';
 import { groupVersionOf, ResourceRegistry, type ResourceInfo } from '../../../api/resources.js';
 import {
@@ -69,6 +70,8 @@ export interface ApiHandlerOptions {
   agentTls?: AgentTls;
   /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
   rulesFor?: RulesResolver;
+  /** Service account tokens and TokenReview (without it: 501 naming what is missing). */
+  tokens?: TokenServices;
   /** What componentstatuses probe (default: the controller manager's port and the store). */
   componentProbes?: ComponentProbe[];
 }
@@ -310,7 +313,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       lookup: (group, version, plural) => registry.lookup(group, version, plural),
       readJsonBody: () => readJsonBody(req),
       writeContext: (subresource) => writeContext(req, ctx, query, 'CreateOptions', subresource),
-      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes,
+      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes, tokens: options.tokens,
     })) return;
     const store = registryFor(info);
     const name = request.name;
