@@ -7,10 +7,12 @@
 // - A second ceiling for PATCH: the bare server writing each PATCH's pod to the same engine with
 //   store.update before it answers (the store write and the HTTPS exchange, nothing else). Its ratio to
 //   the store's rate is the most any server can reach here against the PATCH target.
+// - GET of one pod with a service account token (TokenRequest) against the same GET with the admin
+//   client certificate, in the same run. Target: >= 0.8x.
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch: a subset, e.g. to profile one case).
+// (get,list,patch,token: a subset, e.g. to profile one case).
 import {spawn, fork} from 'node:child_process';
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {createServer as createHttpsServer, Agent, request} from 'node:https';
@@ -27,7 +29,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,token').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -194,6 +196,21 @@ async function benchEngine(engine, etcdEndpoint, lib) {
       );
       rows.push(row(engine, 'GET one pod', getOrch, 'bare https', getBare, 0.5));
     }
+    if (CASES.has('token')) {
+      // A service account token (TokenRequest) against the admin client certificate, same GET.
+      const sa = await orch('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: 'bench'}}), 'application/json');
+      if (sa.status !== 201) throw new Error(`service account create failed: ${sa.status} ${sa.body}`);
+      const issued = await orch('POST', '/api/v1/namespaces/default/serviceaccounts/bench/token', JSON.stringify({apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {}}), 'application/json');
+      const token = JSON.parse(issued.body).status?.token;
+      if (!token) throw new Error(`token request failed: ${issued.status} ${issued.body}`);
+      const tokenAgent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca});
+      agents.push(tokenAgent);
+      const [getToken, getCert] = await interleaved(
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, token),
+        () => orch('GET', getPath),
+      );
+      rows.push(row(engine, 'GET one pod, SA token', getToken, 'same GET, client cert', getCert, 0.8));
+    }
     if (CASES.has('list')) {
       const [listOrch, listBare] = await interleaved(
         () => orch('GET', PODS),
@@ -329,9 +346,10 @@ function printTable(rows) {
   }
 }
 
-function send(agent, base, method, path, body, contentType) {
+function send(agent, base, method, path, body, contentType, token) {
   return new Promise((resolve, reject) => {
     const headers = {accept: 'application/json'};
+    if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
     const req = request(new URL(path, base), {method, agent, headers, timeout: 30_000}, (res) => {
       const chunks = [];

@@ -60,6 +60,8 @@ beforeAll(async () => {
     engine: 'sqlite',
     config: {
       authorizationModes: ['RBAC'],
+      // No success cache: the tests below delete accounts, pods and secrets and expect it at once.
+      tokenCacheTtlMs: 0,
       serviceAccounts: {issuers: [ISSUER, 'https://old-issuer.test.example'], lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 7200},
     },
   });

@@ -89,6 +89,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   anonymousAuth: boolean;
   clientCaFile?: string;
   tokenAuthFile?: string;
+  /** Internal (no option, as upstream): the token success cache TTL; tests that delete accounts set 0. */
+  tokenCacheTtlMs?: number;
   /** `--oidc-*`. */
   oidc?: AuthenticationOptions['oidc'];
   /** `--authentication-token-webhook-*` (timeoutMs: internal, for tests). */
@@ -195,6 +197,7 @@ export class ApiServer {
       tokenAuthFile: c.tokenAuthFile,
       tokenWebhook: c.tokenWebhook,
       oidc: c.oidc,
+      tokenCacheTtlMs: c.tokenCacheTtlMs,
       serviceAccounts: {
         lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 0,
         ...c.serviceAccounts,

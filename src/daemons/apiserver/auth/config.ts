@@ -11,7 +11,7 @@ import {resolveClientConfig} from '../../../client/orchconfig.js';
 import {RestClient} from '../../../client/rest-client.js';
 import {TOKEN_REVIEW_VERSIONS, WebhookTokenAuthenticator, type TokenReviewVersion} from './webhook-token.js';
 import {OidcAuthenticator, type OidcOptions} from './oidc.js';
-import {audienceAgnostic, staticTokens, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
+import {audienceAgnostic, CachedTokenAuthenticator, staticTokens, TOKEN_SUCCESS_CACHE_TTL_MS, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
 import {createServiceAccountTokens, type ServiceAccountOptions, type ServiceAccountSetup} from './serviceaccount/setup.js';
 
 export interface AuthenticationOptions {
@@ -22,6 +22,8 @@ export interface AuthenticationOptions {
   generatedCaPem?: string;
   /** `--token-auth-file`. */
   tokenAuthFile?: string;
+  /** The success cache in front of the token union (default upstream's 10 s; 0: none). */
+  tokenCacheTtlMs?: number;
   /** `--oidc-*` (caFile read here). */
   oidc?: Omit<OidcOptions, 'caPem' | 'now'> & {caFile?: string};
   /** `--authentication-token-webhook-*`. */
@@ -37,8 +39,8 @@ export interface AuthenticationSetup {
   clientCaPems: string[];
   /** Warnings to log (duplicate or empty tokens). */
   warnings: string[];
-  /** The bearer token authenticators (TokenReview asks them). */
-  tokenUnion: TokenUnion;
+  /** The bearer token authenticators behind their cache (TokenReview asks them too). */
+  tokenUnion: TokenAuthenticator;
   serviceAccounts?: ServiceAccountSetup;
   apiAudiences: string[];
 }
@@ -66,7 +68,8 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
   if (serviceAccounts) members.push(serviceAccounts.authenticator);
   if (options.oidc) members.push(await loadOidc(options.oidc, apiAudiences, options.now));
   if (options.tokenWebhook) members.push(await loadTokenWebhook(options.tokenWebhook, apiAudiences));
-  const tokenUnion = new TokenUnion(members);
+  const union = new TokenUnion(members);
+  const tokenUnion = new CachedTokenAuthenticator(union, options.tokenCacheTtlMs ?? TOKEN_SUCCESS_CACHE_TTL_MS);
   return {
     authenticator: new RequestAuthenticator({
       anonymous: options.anonymousAuth, clientCas, tokens, now: options.now,
