@@ -7,12 +7,21 @@
 // - A second ceiling for PATCH: the bare server writing each PATCH's pod to the same engine with
 //   store.update before it answers (the store write and the HTTPS exchange, nothing else). Its ratio to
 //   the store's rate is the most any server can reach here against the PATCH target.
+// - Schema validation (case `validation`): create, update (PUT) and server-side apply rates of a server validating every
+//   write against the schemas, as ratios to the same writes on a second server run with validation off
+//   (the internal, bench-only switch ORCH_INTERNAL_SCHEMA_VALIDATION=off). Target: >= 0.8x (validation
+//   costs at most 25%), and the servers' CPU time per request on/off (Linux /proc), steadier than rates
+//   on a shared machine. VALIDATION_NOISE_FLOOR=1 runs both servers with validation off: the ratios
+//   then show the comparison's own noise.
 // - GET of one pod with a service account token (TokenRequest) against the same GET with the admin
-//   client certificate, in the same run. Target: >= 0.8x.
+//   client certificate, in the same run (case `token`). Target: >= 0.8x.
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch,token: a subset, e.g. to profile one case).
+// (get,list,patch,validation,apply,token: a subset, e.g. to profile one case).
+// - Server-side apply (PATCH application/apply-patch+yaml) of pods: applies that create a pod, and
+//   applies that change a label of each client's own pod, both against POST (create) of the same pod
+//   in the same run: the cost of merging, field sets and conflict checks over a plain create.
 import {spawn, fork} from 'node:child_process';
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {createServer as createHttpsServer, Agent, request} from 'node:https';
@@ -29,7 +38,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch,token').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,token').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -91,7 +100,8 @@ async function main() {
   try {
     for (const engine of ENGINES) {
       if (engine === 'etcd' && !etcd) etcd = await lib.startEtcd();
-      results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (CASES.has('get') || CASES.has('list') || CASES.has('patch')) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (CASES.has('validation')) results.push(...(await benchValidation(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
   } finally {
     await etcd?.stop();
@@ -218,6 +228,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
       );
       rows.push(row(engine, `LIST ${LIST_SIZE} pods`, listOrch, 'bare https', listBare));
     }
+    if (CASES.has('apply')) rows.push(...(await benchApply(engine, orch, podJson)));
     if (!CASES.has('patch')) return rows;
 
     // PATCH: each client patches its own pod (no conflicts between clients), a new label value each time.
@@ -285,6 +296,140 @@ async function benchEngine(engine, etcdEndpoint, lib) {
   }
 }
 
+/** An `orch apiserver` process on a fresh data directory; `env` adds environment variables. */
+async function startOrch(engine, etcdEndpoint, env = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), `orch-bench-${engine}-`));
+  const port = await freePort();
+  const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
+  if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
+  const server = spawn(process.execPath, args, {cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, ...env}});
+  let log = '';
+  server.stderr.on('data', (c) => (log = (log + c).slice(-5000)));
+  const stop = async () => {
+    agent?.destroy();
+    const gone = server.exitCode !== null ? Promise.resolve() : new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    const killer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+    await gone;
+    clearTimeout(killer);
+    rmSync(dataDir, {recursive: true, force: true});
+  };
+  let agent;
+  try {
+    const creds = await waitForOrchconfig(join(dataDir, 'admin.orchconfig'), server, () => log);
+    agent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
+    const orch = (method, path, body, contentType) => send(agent, creds.server, method, path, body, contentType);
+    await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
+    return {orch, stop, log: () => log, pid: server.pid};
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Create and update rates with schema validation on, against a server with it off, in the same run.
+ * Each write is a Deployment (a nested schema: pod template, containers, probes, resources), as kubectl
+ * sends it (fieldValidation=Strict).
+ */
+async function benchValidation(engine, etcdEndpoint) {
+  const on = await startOrch(engine, etcdEndpoint, process.env.VALIDATION_NOISE_FLOOR ? {ORCH_INTERNAL_SCHEMA_VALIDATION: 'off'} : {});
+  const off = await startOrch(engine, etcdEndpoint, {ORCH_INTERNAL_SCHEMA_VALIDATION: 'off'});
+  try {
+    const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
+    const deployment = (name) => JSON.stringify({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: {name, labels: {app: 'bench'}},
+      spec: {
+        replicas: 2, selector: {matchLabels: {app: name}},
+        template: {metadata: {labels: {app: name}}, spec: {containers: [{
+          name: 'app', image: 'nginx:1.27', ports: [{containerPort: 80, name: 'http'}], env: [{name: 'MODE', value: 'bench'}],
+          resources: {requests: {cpu: '100m', memory: '64Mi'}, limits: {cpu: 1, memory: '128Mi'}},
+          readinessProbe: {httpGet: {path: '/', port: 'http'}, periodSeconds: 5},
+        }]}},
+      },
+    });
+    let created = 0;
+    const create = (server) => () => server.orch('POST', `${DEPLOYMENTS}?fieldValidation=Strict`, deployment(`d-${created++}`), 'application/json');
+    const [createOn, createOff] = await interleaved(withCpu(on, create(on)), withCpu(off, create(off)));
+    // Updates: each client replaces its own deployment (created first on both servers), unconditionally.
+    for (const server of [on, off]) {
+      for (let i = 0; i < CLIENTS; i++) {
+        const r = await server.orch('POST', DEPLOYMENTS, deployment(`u-${i}`), 'application/json');
+        if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body}`);
+      }
+    }
+    const update = (server) => (client) => server.orch('PUT', `${DEPLOYMENTS}/u-${client}?fieldValidation=Strict`, deployment(`u-${client}`), 'application/json');
+    const [updateOn, updateOff] = await interleaved(withCpu(on, update(on)), withCpu(off, update(off)));
+    // Server-side apply: each client applies its own deployment (created by the first apply), a new replica count each time.
+    let applied = 0;
+    const apply = (server) => (client) => {
+      const body = JSON.parse(deployment(`a-${client}`));
+      body.spec.replicas = 1 + (applied++ % 5);
+      return server.orch('PATCH', `${DEPLOYMENTS}/a-${client}?fieldManager=bench&fieldValidation=Strict`, JSON.stringify(body), 'application/apply-patch+yaml');
+    };
+    const [applyOn, applyOff] = await interleaved(withCpu(on, apply(on)), withCpu(off, apply(off)));
+    const cpuRow = (name, a, b) => ({engine, name, rps: a.cpuPerRequest, ratio: a.cpuPerRequest / b.cpuPerRequest, against: `off ${b.cpuPerRequest.toFixed(0)} CPU-us/req`, note: 'CPU-us per request'});
+    return [
+      row(engine, 'create, validation on', createOn, 'validation off', createOff, 0.8),
+      row(engine, 'update, validation on', updateOn, 'validation off', updateOff, 0.8),
+      row(engine, 'apply, validation on', applyOn, 'validation off', applyOff, 0.8),
+      // The server's CPU time per request (Linux /proc), which the shared machine's noise hardly moves.
+      ...(createOn.cpuPerRequest ? [cpuRow('create CPU on/off', createOn, createOff), cpuRow('update CPU on/off', updateOn, updateOff), cpuRow('apply CPU on/off', applyOn, applyOff)] : []),
+    ];
+  } catch (error) {
+    console.error(on.log(), off.log());
+    throw error;
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+}
+
+/** The CPU time (user + system, microseconds) a process has used, from /proc; undefined elsewhere. */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return undefined;
+  }
+}
+
+/** Wraps a request function so each round also reports the server's CPU time per request. */
+function withCpu(server, call) {
+  const wrapped = (client) => call(client);
+  wrapped.server = server;
+  return wrapped;
+}
+
+/** Server-side apply rates as ratios to create, interleaved round by round. */
+async function benchApply(engine, orch, podJson) {
+  let created = 0;
+  let applied = 0;
+  let seq = 0;
+  const renamed = (name, labels = {}) => {
+    const pod = JSON.parse(podJson(0));
+    pod.metadata.name = name;
+    Object.assign(pod.metadata.labels, labels);
+    return JSON.stringify(pod);
+  };
+  const APPLY = 'application/apply-patch+yaml';
+  const [create, applyCreate, mergeUpdate, applyUpdate] = await interleaved(
+    () => orch('POST', PODS, renamed(`create-${created++}`), 'application/json'),
+    () => orch('PATCH', `${PODS}/apply-${applied}?fieldManager=bench`, renamed(`apply-${applied++}`), APPLY),
+    (client) => orch('PATCH', `${PODS}/bench-${client}`, JSON.stringify({metadata: {labels: {seq: String(seq++)}}}), 'application/merge-patch+json'),
+    (client) => orch('PATCH', `${PODS}/bench-${client}?fieldManager=bench&force=true`, renamed(`bench-${client}`, {n: String(client), seq: String(seq++)}), APPLY),
+  );
+  // The merge patches take the label over (their manager is the User-Agent), so the applies force, as
+  // controllers do. An update reads and compares-and-swaps in the store, a create only inserts: the label-changing
+  // apply is also shown against the same change made by a merge patch.
+  return [
+    row(engine, 'apply (creates a pod)', applyCreate, 'POST create', create),
+    row(engine, 'apply (changes a label)', applyUpdate, 'POST create', create),
+    row(engine, 'apply (changes a label)', applyUpdate, 'PATCH merge (same change)', mergeUpdate),
+  ];
+}
+
 /**
  * The machine is shared and noisy: each figure is the median of ROUNDS short rounds, and orch and its
  * baseline alternate round by round, so a burst of noise hits both alike.
@@ -292,9 +437,20 @@ async function benchEngine(engine, etcdEndpoint, lib) {
 async function interleaved(...calls) {
   const results = calls.map(() => []);
   for (let i = 0; i < ROUNDS; i++) {
-    for (const [n, call] of calls.entries()) results[n].push(await load(CLIENTS, call));
+    for (const [n, call] of calls.entries()) {
+      const before = call.server && cpuMicros(call.server.pid);
+      const measured = await load(CLIENTS, call);
+      const after = call.server && cpuMicros(call.server.pid);
+      if (before !== undefined && after !== undefined) measured.cpuPerRequest = (after - before) / measured.total;
+      results[n].push(measured);
+    }
   }
-  return results.map(median);
+  return results.map((r) => {
+    const chosen = median(r);
+    // CPU per request: the median over rounds on its own (it does not go with the rate's round).
+    if (r[0]?.cpuPerRequest !== undefined) chosen.cpuPerRequest = [...r.map((x) => x.cpuPerRequest)].sort((a, b) => a - b)[Math.floor(r.length / 2)];
+    return chosen;
+  });
 }
 
 async function rounds(measure) {
@@ -314,11 +470,13 @@ async function load(clients, call, seconds = ROUND_SECONDS) {
   const endAt = warmUntil + seconds * 1000;
   const latencies = [];
   let errors = 0;
+  let total = 0;
   await Promise.all(
     Array.from({length: clients}, async (_, client) => {
       while (Date.now() < endAt) {
         const start = performance.now();
         const r = await call(client);
+        total++;
         const ms = performance.now() - start;
         if (r.status < 200 || r.status >= 300) errors++;
         if (Date.now() > warmUntil) latencies.push(ms);
@@ -327,7 +485,7 @@ async function load(clients, call, seconds = ROUND_SECONDS) {
   );
   if (errors) throw new Error(`${errors} requests failed`);
   latencies.sort((a, b) => a - b);
-  return {rps: latencies.length / seconds, p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))], n: latencies.length};
+  return {rps: latencies.length / seconds, p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))], n: latencies.length, total};
 }
 
 function row(engine, name, measured, againstName, against, target) {

@@ -78,11 +78,18 @@ function ShutdownLine({shutdown}: {shutdown: ApiServerSnapshot['shutdown']}) {
 
 function Store({store}: {store: ApiServerSnapshot['store']}) {
   return (
-    <KeyValue label="Store">
-      <Text bold>{store.engine}</Text> {store.location} <Text dimColor>revision</Text> {store.revision}{'  '}
-      <CheckMark ok={store.reachable} /> {store.reachable ? 'reachable' : 'unreachable'}{'  '}
-      <CheckMark ok={store.cachesSynced} /> {store.cachesSynced ? 'caches synced' : 'caches syncing'}
-    </KeyValue>
+    <>
+      <KeyValue label="Store">
+        <Text bold>{store.engine}</Text> {store.location} <Text dimColor>revision</Text> {store.revision}{'  '}
+        <CheckMark ok={store.reachable} /> {store.reachable ? 'reachable' : 'unreachable'}{'  '}
+        <CheckMark ok={store.cachesSynced} /> {store.cachesSynced ? 'caches synced' : 'caches syncing'}
+      </KeyValue>
+      {store.writeFailure ? (
+        <KeyValue label="Writes">
+          <CheckMark ok={false} /> <Text color="red">failing: {store.writeFailure}</Text>
+        </KeyValue>
+      ) : null}
+    </>
   );
 }
 

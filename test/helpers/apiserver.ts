@@ -305,6 +305,8 @@ export interface ServerProcess {
   readonly dataDir: string;
   readonly orchconfigPath: string;
   readonly port: number;
+  /** The process id of the running server (undefined between kill9() and restart()). */
+  readonly pid: number | undefined;
   /** The client for the running server (a new one after restart()). */
   readonly client: ApiClient;
   /** Its output so far (klog lines), for failure messages. */
@@ -318,10 +320,18 @@ export interface ServerProcess {
 }
 
 /** `orch apiserver` as a user runs it; `args` are extra flags. Resolves once /readyz passes. */
-export async function startApiServerProcess(options: {engine: Engine; etcdEndpoint?: string; args?: string[]}): Promise<ServerProcess> {
+export async function startApiServerProcess(options: {
+  engine: Engine;
+  etcdEndpoint?: string;
+  args?: string[];
+  dataDir?: string;
+  /** A command the server runs under, e.g. ['prlimit', '--fsize=1000000', '--']; the node binary and its arguments follow. */
+  wrapper?: string[];
+}): Promise<ServerProcess> {
   await waitForBuild();
   if (options.engine === 'etcd' && !options.etcdEndpoint) throw new Error('the etcd engine needs an etcd endpoint');
-  const dataDir = mkdtempSync(join(tmpdir(), 'orch-apiserver-cli-'));
+  // A given data directory (e.g. on a small file system the test mounted) is used as is.
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-apiserver-cli-'));
   const orchconfigPath = join(dataDir, 'admin.orchconfig');
   const port = await freePort();
   const args = [
@@ -339,7 +349,8 @@ export async function startApiServerProcess(options: {engine: Engine; etcdEndpoi
   const launch = async () => {
     await waitForBuild();
     rmSync(orchconfigPath, {force: true});
-    const proc = spawn(process.execPath, args, {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}});
+    const [command, ...commandArgs] = [...(options.wrapper ?? []), process.execPath, ...args];
+    const proc = spawn(command!, commandArgs, {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}});
     child = proc;
     const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
     proc.stdout!.on('data', keep);
@@ -389,6 +400,9 @@ export async function startApiServerProcess(options: {engine: Engine; etcdEndpoi
     dataDir,
     orchconfigPath,
     port,
+    get pid() {
+      return child?.pid;
+    },
     get client() {
       return client as ApiClient;
     },

@@ -14,6 +14,8 @@ export interface EtcdServer {
   readonly dataDir: string;
   /** Kills the process (SIGKILL) but keeps the data, for restart(). */
   kill(): Promise<void>;
+  /** Sends a signal to the running process (e.g. SIGSTOP and SIGCONT, to freeze it). */
+  signal(signal: NodeJS.Signals): void;
   /** Starts it again on the same ports and data; resolves once it answers. */
   restart(): Promise<void>;
   /** Kills it and removes its data directory. */
@@ -86,6 +88,9 @@ export async function startEtcd(): Promise<EtcdServer> {
     endpoint,
     dataDir,
     kill,
+    signal: (signal) => {
+      if (child && child.exitCode === null) child.kill(signal);
+    },
     restart: launch,
     stop: async () => {
       await kill();

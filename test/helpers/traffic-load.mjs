@@ -53,8 +53,9 @@ export function configMapProtobuf(name, labels, data) {
   return Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), unknown]);
 }
 
-/** A ConfigMap whose serialized body is about `size` bytes, in JSON, YAML or protobuf. */
+/** A ConfigMap whose serialized body is about `size` bytes, in JSON, YAML or protobuf; size 0: an empty body. */
 export function configMapBody(name, size, format = 'json') {
+  if (size === 0) return Buffer.alloc(0);
   const labels = {traffic: 'load'};
   const data = {k: 'x'.repeat(Math.max(0, size - 120))};
   if (format === 'protobuf') return configMapProtobuf(name, labels, data);
@@ -72,7 +73,7 @@ function percentile(sorted, p) {
 /** One HTTP/1.1 exchange; resolves {status, body} or {error}. */
 function http1Exchange(creds, agent, method, path, body, headers) {
   return new Promise((resolve) => {
-    const req = httpsRequest(new URL(path, creds.server), {method, agent, headers: {...headers, ...(body ? {'content-length': body.length} : {})}, timeout: 60_000}, (res) => {
+    const req = httpsRequest(new URL(path, creds.server), {method, agent, headers: {...headers, ...(body ? {'content-length': body.length} : {})}, timeout: 90_000}, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('error', (error) => resolve({error}));
@@ -106,6 +107,48 @@ function http2Exchange(session, method, path, body, headers) {
 }
 
 /**
+ * A watch of the load's ConfigMaps (label traffic=load) on the given HTTP/2 session or HTTP/1.1 agent:
+ * collects the names of ADDED objects. stop() ends it.
+ */
+function openWatch(creds, transport, namespace, protocol) {
+  const seen = new Set();
+  const path = `/api/v1/namespaces/${namespace}/configmaps?watch=1&labelSelector=traffic%3Dload&timeoutSeconds=600`;
+  let buffer = '';
+  const onData = (chunk) => {
+    buffer += chunk.toString('utf8');
+    let newline;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (!line.trim()) continue;
+      const event = JSON.parse(line);
+      if (event.type === 'ADDED') seen.add(event.object.metadata.name);
+    }
+  };
+  let stop;
+  const ready = new Promise((resolve) => {
+    if (protocol === 'h2') {
+      const stream = transport.request({[h2.HTTP2_HEADER_METHOD]: 'GET', [h2.HTTP2_HEADER_PATH]: path, accept: 'application/json'});
+      stream.on('response', () => resolve());
+      stream.on('data', onData);
+      stream.on('error', () => resolve());
+      stream.end();
+      stop = () => stream.close(h2.NGHTTP2_CANCEL);
+    } else {
+      const req = httpsRequest(new URL(path, creds.server), {method: 'GET', agent: transport, headers: {accept: 'application/json'}}, (res) => {
+        resolve();
+        res.on('data', onData);
+        res.on('error', () => undefined);
+      });
+      req.on('error', () => resolve());
+      req.end();
+      stop = () => req.destroy();
+    }
+  });
+  return {seen, ready, stop: () => stop()};
+}
+
+/**
  * Runs the load. Options: orchconfig, protocol ('http1' | 'http1-close' | 'h2'), connections, concurrency
  * (in-flight requests in all; default = connections for HTTP/1.1, 8 x connections for HTTP/2), count (per
  * size), sizes (bytes), format ('json' | 'yaml'), namespace, prefix (object names: <prefix>-<size>-<i>).
@@ -120,7 +163,7 @@ export async function runLoad(options) {
   const path = `/api/v1/namespaces/${namespace}/configmaps`;
   const headers = {'content-type': CONTENT_TYPES[format], accept: 'application/json', ...(protocol === 'http1-close' ? {connection: 'close'} : {})};
 
-  const agent = protocol === 'h2' ? undefined : new Agent({keepAlive: protocol === 'http1', maxSockets: connections, ca: creds.ca, cert: creds.cert, key: creds.key});
+  const agent = protocol === 'h2' ? undefined : new Agent({keepAlive: protocol === 'http1', maxSockets: connections + (options.watch ? 1 : 0), ca: creds.ca, cert: creds.cert, key: creds.key});
   const sessions = [];
   const sessionAt = (i) => {
     const index = i % connections;
@@ -132,6 +175,13 @@ export async function runLoad(options) {
     }
     return s;
   };
+
+  const watches = [];
+  if (options.watch) {
+    if (protocol === 'h2') for (let i = 0; i < connections; i++) watches.push(openWatch(creds, sessionAt(i), namespace, protocol));
+    else watches.push(openWatch(creds, agent, namespace, protocol));
+    await Promise.all(watches.map((w) => w.ready));
+  }
 
   const results = [];
   for (const size of options.sizes) {
@@ -175,6 +225,14 @@ export async function runLoad(options) {
     result.p99Ms = Math.round(percentile(latencies, 99) * 10) / 10;
     result.p50Ms = Math.round(percentile(latencies, 50) * 10) / 10;
     results.push(result);
+  }
+  if (watches.length) {
+    // Events trail the acknowledgements a little; give them a bounded time to arrive.
+    const acknowledged = results.flatMap((r) => r.acknowledged);
+    const missing = () => acknowledged.filter((n) => !watches.every((w) => w.seen.has(n)));
+    for (let waited = 0; missing().length > 0 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    for (const r of results) r.watchMissing = r.acknowledged.filter((n) => !watches.every((w) => w.seen.has(n)));
+    for (const w of watches) w.stop();
   }
   agent?.destroy();
   for (const s of sessions) s?.close();

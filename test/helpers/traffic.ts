@@ -17,6 +17,8 @@ export interface LoadOptions {
   format?: 'json' | 'yaml' | 'protobuf';
   namespace?: string;
   prefix: string;
+  /** Hold watches open on the same connections (HTTP/2) or pool (HTTP/1.1) while writing. */
+  watch?: boolean;
 }
 
 export interface LoadResult {
@@ -32,6 +34,8 @@ export interface LoadResult {
   unknown: string[];
   p50Ms: number;
   p99Ms: number;
+  /** With watch: acknowledged names a watch never reported ADDED. */
+  watchMissing?: string[];
 }
 
 const LOAD_SCRIPT = join(repoRoot, 'test', 'helpers', 'traffic-load.mjs');

@@ -244,6 +244,24 @@ describe('ownership', () => {
     expect(() => apply(next, updated, 'a', { replicas: 2 })).toThrow('Apply failed with 1 conflict: conflict with "kubectl-scale" using apps/v1: .spec.replicas');
   });
 
+  it('a create owns the members of built-in structs, not the structs (their zero values exist upstream)', () => {
+    const next = deployment({
+      replicas: 1, strategy: { type: 'Recreate' },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'x', resources: {} }] } },
+    });
+    const created = recordUpdate({ ...base, live: undefined, next, managers: [], manager: 'kubectl-create', time: T0 });
+    expect(created[0]!.set.toFieldsV1()).toEqual({
+      'f:spec': {
+        'f:replicas': {},
+        'f:strategy': { 'f:type': {} },
+        'f:template': {
+          'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+          'f:spec': { 'f:containers': { '.': {}, 'k:{"name":"app"}': { '.': {}, 'f:image': {}, 'f:name': {}, 'f:resources': {} } } },
+        },
+      },
+    });
+  });
+
   it('status is not owned through the main resource', () => {
     const { managers } = apply(undefined, [], 'a', { replicas: 1 }, false, T0);
     const updated = recordUpdate({

@@ -85,6 +85,16 @@ describe('the apiserver dashboard', () => {
     unmount();
   });
 
+  it('says on the store line why writes fail while reads work', () => {
+    const store = {...snapshot().store, writeFailure: 'database or disk is full (since 2026-11-25T18:20:00.000Z)'};
+    const {frame, unmount} = mount(snapshot({store}));
+    expect(lineWith(frame(), 'Writes')).toMatch(/✗ failing: database or disk is full \(since 2026-11-25T18:20:00.000Z\)/);
+    unmount();
+    const healthy = mount(snapshot());
+    expect(healthy.frame()).not.toContain('Writes');
+    healthy.unmount();
+  });
+
   it('shows each livez and readyz check with its live state, and the reason of a failing one', async () => {
     const {frame, emitter, clock, unmount} = mount(snapshot());
     expect(lineWith(frame(), 'informer-sync')).toMatch(/✓ informer-sync/);

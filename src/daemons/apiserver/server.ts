@@ -4,6 +4,9 @@
  * a watch cache), TLS certificates, authentication and authorization, the REST handler, health
  * checks with real post-start hooks, request filters, and the shutdown state machine.
  */
+import {UserError} from '../../lib/errors.js';
+import type {Store} from './storage/store.js';
+import {reportedVersion} from '../../lib/version.js';
 import {hostname} from 'node:os';
 import {join} from 'node:path';
 import {mkdir, readFile} from 'node:fs/promises';
@@ -29,6 +32,8 @@ import {
   createHealthHandler,
   informerSyncCheck,
   kvstoreChecks,
+  kvstoreWritableCheck,
+  writeFailureText,
   pingCheck,
   namedCheck,
   storageReadinessHook,
@@ -54,6 +59,7 @@ import {serveIssuerDiscovery, storeObjectGetter} from './auth/serviceaccount/ser
 import type {TokenServices} from './rest/token-request.js';
 import {createAuthorizer} from './auth/authorizer.js';
 import {rulesFor} from './auth/rules-review.js';
+import {registerLocalApiServices} from './rest/apiservices.js';
 import {impersonate, isImpersonationHeader} from './auth/impersonation.js';
 import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
 import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
@@ -183,9 +189,10 @@ export class ApiServer {
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf});
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
+    await this.checkNameSet(store, c.keyPrefix);
 
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
@@ -246,9 +253,7 @@ export class ApiServer {
       // it joins the registry for discovery only.
       registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
       version: {
-        major: c.version.major,
-        minor: c.version.minor,
-        gitVersion: c.version.gitVersion,
+        ...reportedVersion(c.version),
         gitCommit: '',
         gitTreeState: 'clean',
         buildDate: '',
@@ -299,6 +304,28 @@ export class ApiServer {
     await writeAdminOrchconfig(c.orchconfigPath, {server: this.url, caPem, certPem: admin.certPem, keyPem: admin.keyPem});
   }
 
+  /**
+   * Refuses a store created under the other name set (src/daemons/apiserver/names-guard.ts). A store
+   * that does not answer within a few seconds is not waited for here: its health checks report it.
+   */
+  private async checkNameSet(store: Store, keyPrefix: string): Promise<void> {
+    const {checkStoreNameSet, NameSetMismatchError} = await import('./names-guard.js');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)));
+    try {
+      await Promise.race([checkStoreNameSet(store, keyPrefix), timeout]);
+    } catch (error) {
+      if (error instanceof NameSetMismatchError) {
+        await this.storage?.close().catch(() => undefined);
+        this.storage = undefined;
+        throw new UserError(error.message);
+      }
+      log.v(1).info('Could not check which names the store was created with', 'err', error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private installHealthChecks(): void {
     const c = this.config;
     const storage = this.storage as Storage;
@@ -308,7 +335,7 @@ export class ApiServer {
     const ping = (timeoutMs: number) => Promise.all(storage.engines.map((e) => e.ping(timeoutMs))).then(() => undefined);
     const kv = kvstoreChecks({healthcheckTimeoutMs: c.kvstoreHealthcheckTimeoutMs, readycheckTimeoutMs: c.kvstoreReadycheckTimeoutMs, ping});
     this.registry.addHealthChecks(pingCheck, this.logCheck, kv.health);
-    this.registry.addReadyzChecks(kv.readiness);
+    this.registry.addReadyzChecks(kv.readiness, kvstoreWritableCheck(() => storage.engines));
     this.registry.addReadyzChecks(
       informerSyncCheck(() => [
         ['rbac', rbac.synced],
@@ -349,7 +376,12 @@ export class ApiServer {
     });
     // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
     // complete at once so the check names stay those of the seed.
-    for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'orch-apiserver-autoregistration', 'apiservice-openapi-controller']) {
+    // The built-in group versions are registered as local APIServices (upstream's autoregister).
+    hooks.add('orch-apiserver-autoregistration', async () => {
+      const created = await retry(() => registerLocalApiServices(store, keyPrefix));
+      if (created > 0) log.info('Registered the built-in group versions as local APIServices', 'count', created);
+    });
+    for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'apiservice-openapi-controller']) {
       hooks.add(name, async () => undefined);
     }
     this.registry.addHealthChecks(namedCheck('autoregister-completion', () => undefined));
@@ -574,6 +606,8 @@ export class ApiServer {
         revision: this.storeRevision,
         reachable: this.storeReachable,
         cachesSynced: storage?.synced() ?? false,
+        writeFailure: storage ? writeFailureText(storage.engines) : undefined,
+        watchCache: (storage?.caches ?? []).reduce((sum, c) => ({lists: sum.lists + c.counts.lists, watches: sum.watches + c.counts.watches}), {lists: 0, watches: 0}),
       },
       livez: this.lastChecks.livez,
       readyz: this.lastChecks.readyz,

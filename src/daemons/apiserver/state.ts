@@ -27,6 +27,10 @@ export interface ApiServerSnapshot {
     reachable: boolean;
     /** Whether every watch cache has synced. */
     cachesSynced: boolean;
+    /** Why writes fail while reads work (e.g. a full disk), when they do. */
+    writeFailure?: string;
+    /** Full lists and watches the watch caches made of the store since start (see CachedStore.counts). */
+    watchCache?: {lists: number; watches: number};
   };
   livez: CheckState[];
   readyz: CheckState[];

@@ -7,3 +7,4 @@ export {KvstoreCheck, kvstoreChecks, kvstoreOverrideChecks, type KvstorePing, ty
 export {PostStartHooks, type PostStartHook, type PostStartHookContext, type PostStartHooksOptions} from './post-start-hooks.js';
 export {informerSyncCheck} from './informer-sync.js';
 export {storageReadinessHook, STORAGE_READINESS_HOOK, type StorageReadinessOptions} from './storage-readiness.js';
+export {kvstoreWritableCheck, writeFailureText, KVSTORE_WRITABLE} from './kvstore-writable.js';

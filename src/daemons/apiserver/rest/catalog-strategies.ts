@@ -309,6 +309,52 @@ function validateWebhooks(o: JsonObject): FieldError[] {
   return errors;
 }
 
+/**
+ * Fields a main-resource update leaves as they were (beyond status): a CSR's spec (upstream's
+ * csrStrategy keeps spec and status; approval and status have their subresources), a pod's
+ * ephemeral containers (their own subresource).
+ */
+const KEPT_ON_UPDATE: Record<string, string[][]> = {
+  CertificateSigningRequest: [['spec']],
+  Pod: [['spec', 'ephemeralContainers']],
+};
+
+function keep(object: JsonObject, previous: JsonObject, path: string[]): void {
+  let to: JsonObject = object;
+  let from: JsonValue | undefined = previous;
+  for (const key of path.slice(0, -1)) {
+    from = isJsonObject(from) ? from[key] : undefined;
+    if (!isJsonObject(to[key])) to[key] = {};
+    to = to[key] as JsonObject;
+  }
+  const last = path.at(-1)!;
+  const value = isJsonObject(from) ? from[last] : undefined;
+  if (value === undefined) delete to[last];
+  else to[last] = value;
+}
+
+type Immutable = [path: string[], error: (path: string, value: JsonValue) => FieldError];
+const forbiddenUpdate = (path: string) => field.forbidden(path, `updates to ${path} are forbidden.`);
+const immutable = (path: string, value: JsonValue) => field.invalid(path, value, 'field is immutable');
+
+/** Fields upstream's ValidateXUpdate refuses to change, with its error. */
+const IMMUTABLE: Record<string, Immutable[]> = {
+  StorageClass: [[['parameters'], forbiddenUpdate], [['provisioner'], forbiddenUpdate], [['reclaimPolicy'], forbiddenUpdate], [['volumeBindingMode'], forbiddenUpdate]],
+  RuntimeClass: [[['handler'], immutable]],
+  VolumeAttachment: [[['spec'], immutable]],
+  IPAddress: [[['spec', 'parentRef'], immutable]],
+  ClusterTrustBundle: [[['spec', 'signerName'], immutable]],
+  ResourceClaim: [[['spec'], immutable]],
+  VolumeAttributesClass: [[['driverName'], immutable], [['parameters'], (path) => field.forbidden(path, 'field is immutable')]],
+  PersistentVolumeClaim: [[['spec', 'accessModes'], immutable], [['spec', 'selector'], immutable], [['spec', 'storageClassName'], immutable], [['spec', 'volumeMode'], immutable]],
+};
+
+function immutabilityErrors(info: ResourceInfo, object: JsonObject, previous: JsonObject): FieldError[] {
+  return (IMMUTABLE[info.kind] ?? [])
+    .filter(([path]) => !jsonEqual(valueAt(object, ...path) ?? null, valueAt(previous, ...path) ?? null))
+    .map(([path, error]) => error(path.join('.'), valueAt(object, ...path) ?? null));
+}
+
 /** Kinds whose spec changes bump metadata.generation (their status reports observedGeneration). */
 const TRACKS_GENERATION = new Set([
   'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'NetworkPolicy', 'Ingress', 'ValidatingAdmissionPolicy', 'MutatingAdmissionPolicy', 'FlowSchema',
@@ -334,7 +380,9 @@ export function withCatalogRules(info: ResourceInfo, strategy: Strategy): Strate
   const validate = rule(VALIDATE, info);
   const fields = rule(FIELDS, info);
   const tracks = TRACKS_GENERATION.has(info.kind);
-  if (!defaults && !validate && !fields && !tracks) return strategy;
+  const kept = KEPT_ON_UPDATE[info.kind];
+  const guarded = IMMUTABLE[info.kind] !== undefined;
+  if (!defaults && !validate && !fields && !tracks && !kept && !guarded) return strategy;
   const base = {...strategy};
   return {
     ...strategy,
@@ -343,8 +391,14 @@ export function withCatalogRules(info: ResourceInfo, strategy: Strategy): Strate
       base.prepareForCreate(object);
       defaults?.(object);
     },
+    prepareForUpdate(object, previous) {
+      base.prepareForUpdate(object, previous);
+      for (const path of kept ?? []) keep(object, previous, path);
+    },
     validate: (object) => [...base.validate(object), ...(validate?.(object) ?? [])],
-    validateUpdate: (object, previous) => [...base.validateUpdate(object, previous), ...(validate?.(object) ?? [])],
+    validateUpdate: (object, previous) => [
+      ...base.validateUpdate(object, previous), ...(validate?.(object) ?? []), ...immutabilityErrors(info, object, previous),
+    ],
     generationChanged: (object, previous) => base.generationChanged(object, previous) || (tracks && !jsonEqual(object.spec, previous.spec)),
     fields: (object) => ({...base.fields(object), ...(fields?.(object) ?? {})}),
   };

@@ -13,6 +13,7 @@ import type { ListParams } from './list-options.js';
 import type { Representation } from './negotiation.js';
 import type { RegistryStore } from './registry-store.js';
 import type { ApiResponse, Clock } from './types.js';
+import { DEFAULT_MAX_QUEUED_BYTES, WatchSender } from './watch-sender.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -51,6 +52,8 @@ export interface WatchRequest {
   defaultTimeoutSeconds: () => number;
   /** Called once when the stream ends, for whatever reason. */
   onEnd: () => void;
+  /** Bytes of events allowed to wait for a slow client before the watch is ended (default 4 MiB). */
+  maxQueuedBytes?: number;
 }
 
 export interface ActiveWatch {
@@ -102,8 +105,14 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
     tableColumnsSent = true;
     return { type: event.type, object: table };
   };
-  const send = (event: WatchEvent) => {
-    if (!ended) res.write(JSON.stringify(render(event)) + '\n');
+  // Events go out in order and only as fast as the client reads (see watch-sender.ts); a client
+  // that falls too far behind has its watch ended, and watches again from its last resourceVersion.
+  const sender = new WatchSender(res as unknown as ConstructorParameters<typeof WatchSender>[0], {
+    maxQueuedBytes: request.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+    onOverflow: () => end(),
+  });
+  const send = (event: WatchEvent, bytes = 0) => {
+    if (!ended) sender.send(() => JSON.stringify(render(event)) + '\n', bytes);
   };
   const end = () => {
     if (ended) return;
@@ -111,7 +120,7 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
     handle?.close();
     clearInterval(bookmarkTimer);
     clearTimeout(timeoutTimer);
-    res.end();
+    sender.end();
     request.onEnd();
     resolveDone();
   };
@@ -138,11 +147,13 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
     lastRevision = Math.max(lastRevision, event.revision);
     const translated = translateEvent(registry, params, event);
     if (!translated) return;
-    if (!registry.convertsOnRead()) return send(translated);
+    // What waits for a slow client counts against its bound at about the stored size.
+    const bytes = (event.value ?? event.prevValue ?? '').length;
+    if (!registry.convertsOnRead()) return send(translated, bytes);
     converting = converting.then(async () => {
       try {
         const [object] = await registry.served([translated.object]);
-        send({ type: translated.type, object: object! });
+        send({ type: translated.type, object: object! }, bytes);
       } catch (error) {
         send({ type: 'ERROR', object: (error as { status?: unknown }).status as JsonObject ?? internalError(error).status as unknown as JsonObject });
         end();

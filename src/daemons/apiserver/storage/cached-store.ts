@@ -129,6 +129,13 @@ export class CachedStore implements Store {
     return this.position;
   }
 
+  /**
+   * How often the cache listed every prefix (its first load, and a relist when the history to resume
+   * from was compacted) and opened its watch of the store (first, and after each lost watch): a store
+   * outage should cost one watch per reconnection, never a relist.
+   */
+  readonly counts = {lists: 0, watches: 0};
+
   status(): CachedPrefixStatus[] {
     return this.caches.map((c) => ({
       prefix: c.prefix,
@@ -311,6 +318,7 @@ export class CachedStore implements Store {
     if (this.closed) return;
     try {
       if (this.needsRelist) {
+        this.counts.lists++;
         const revision = await this.underlying.currentRevision();
         const lists = await Promise.all(this.caches.map((c) => this.underlying.list(c.prefix, {revision})));
         if (this.closed) return;
@@ -336,6 +344,7 @@ export class CachedStore implements Store {
   }
 
   private openWatch(): void {
+    this.counts.watches++;
     const generation = ++this.generation;
     const current = () => generation === this.generation && !this.closed;
     this.established = false;

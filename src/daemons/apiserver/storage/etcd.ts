@@ -29,9 +29,19 @@ export interface EtcdStoreOptions {
   caFile?: string;
   certFile?: string;
   keyFile?: string;
-  /** Deadline of each unary request (default 10s); watches have none. */
+  /**
+   * Deadline of each unary request (default 10s); watches have none. The API server passes its
+   * --request-timeout: requests made while etcd is unreachable wait for it that long (see call()).
+   */
   requestTimeoutMs?: number;
 }
+
+/** Errors that prove a request never reached etcd (no connection, or the breaker refused it): safe to send again. */
+const NOT_SENT = /circuit breaker is open|No connection established|ECONNREFUSED|failed to connect|Name resolution failed/i;
+/** Errors after which a read may be sent again (a read applies nothing). */
+const READ_RETRYABLE = /UNAVAILABLE|Connection dropped|circuit breaker|ECONNREFUSED|ECONNRESET/i;
+const RETRY_INITIAL_MS = 100;
+const RETRY_MAX_MS = 1000;
 
 /** etcd sends at most this many distinct revisions in one catch-up response (mvcc watchBatchMaxRevs). */
 const WATCH_BATCH_MAX_REVS = 1000;
@@ -43,10 +53,12 @@ export class EtcdStore implements Store {
   /** The highest revision this process compacted at (etcd does not report it), for error messages. */
   private compactedAt = 0;
   private closed = false;
+  private readonly requestTimeoutMs: number;
 
   constructor(options: EtcdStoreOptions) {
     if (options.endpoints.length === 0) throw new Error('EtcdStore needs at least one endpoint');
     const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+    this.requestTimeoutMs = requestTimeoutMs;
     const clientOptions: IOptions = {
       hosts: options.endpoints,
       dialTimeout: requestTimeoutMs,
@@ -66,7 +78,7 @@ export class EtcdStore implements Store {
   }
 
   async get(key: string): Promise<KeyValue | undefined> {
-    const response = await this.call(() => this.client.kv.range({key: Buffer.from(key)}));
+    const response = await this.call(() => this.client.kv.range({key: Buffer.from(key)}), undefined, 'read');
     const kv = response.kvs[0];
     return kv && toKeyValue(kv);
   }
@@ -84,6 +96,7 @@ export class EtcdStore implements Store {
           revision: options.revision ?? 0,
         }),
       options.revision,
+      'read',
     );
     return {
       items: response.kvs.map(toKeyValue),
@@ -93,28 +106,34 @@ export class EtcdStore implements Store {
   }
 
   async create(key: string, value: string): Promise<number> {
-    const response = await this.call(() =>
+    const response = await this.settle(key, (kv) => (kv?.value === value ? kv.modRevision : undefined), () => this.call(() =>
       this.client.if(key, 'Create', '==', 0).then(this.client.put(key).value(value)).else(this.client.get(key)).commit(),
-    );
+      undefined,
+      'write',
+    ));
+    if (typeof response === 'number') return response;
     if (!response.succeeded) throw new StoreConflictError(key, modRevisionOf(response.responses[0]?.response_range?.kvs));
     return Number(response.header.revision);
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<number> {
-    const response = await this.call(() =>
+    const response = await this.settle(key, (kv) => (kv && kv.modRevision !== expectedModRevision && kv.value === value ? kv.modRevision : undefined), () => this.call(() =>
       this.client
         .if(key, 'Mod', '==', expectedModRevision)
         .then(this.client.put(key).value(value))
         .else(this.client.get(key))
         .commit(),
-    );
+      undefined,
+      'write',
+    ));
+    if (typeof response === 'number') return response;
     if (!response.succeeded) throw new StoreConflictError(key, modRevisionOf(response.responses[0]?.response_range?.kvs));
     return Number(response.header.revision);
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<number | undefined> {
     if (expectedModRevision === undefined) {
-      const response = await this.call(() => this.client.kv.deleteRange({key: Buffer.from(key)}));
+      const response = await this.call(() => this.client.kv.deleteRange({key: Buffer.from(key)}), undefined, 'write');
       return Number(response.deleted) > 0 ? Number(response.header.revision) : undefined;
     }
     const response = await this.call(() =>
@@ -123,6 +142,8 @@ export class EtcdStore implements Store {
         .then(this.client.delete().key(key))
         .else(this.client.get(key))
         .commit(),
+      undefined,
+      'write',
     );
     if (response.succeeded) {
       return Number(response.responses[0]?.response_delete_range?.deleted) > 0 ? Number(response.header.revision) : undefined;
@@ -251,20 +272,63 @@ export class EtcdStore implements Store {
     }
   }
 
-  /** Runs one request, turning etcd's errors into the store's. `revision` is the one asked for, if any. */
-  private async call<T>(request: () => Promise<T>, revision?: number): Promise<T> {
+  /**
+   * Runs one request, turning etcd's errors into the store's. `revision` is the one asked for, if any.
+   *
+   * `read` and `write` requests (those of API requests) wait out a short outage, as upstream's etcd
+   * client does (gRPC's WaitForReady within the request's deadline): while etcd cannot be reached
+   * they are sent again with a backoff until requestTimeoutMs has passed, so a restart or a pause of
+   * etcd makes writes slow, not failed. A write is sent again only when the error proves etcd never
+   * got it; one lost in flight is reported (its outcome is unknown, as upstream reports it).
+   * Probes (currentRevision, compaction) fail at once, for callers that back off on their own.
+   */
+  private async call<T>(request: () => Promise<T>, revision?: number, kind: 'read' | 'write' | 'probe' = 'probe'): Promise<T> {
     if (this.closed) throw new StoreUnavailableError('store closed');
-    try {
-      return await request();
-    } catch (error) {
-      if (revision !== undefined && isCompacted(error)) {
-        throw new StoreCompactedError(revision, Math.max(this.compactedAt, revision));
+    const deadline = Date.now() + this.requestTimeoutMs;
+    for (let delay = RETRY_INITIAL_MS; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
+      try {
+        return await request();
+      } catch (error) {
+        const text = String((error as Error)?.message ?? error);
+        const again = kind === 'read' ? READ_RETRYABLE.test(text) : kind === 'write' && NOT_SENT.test(text);
+        if (!again || this.closed || Date.now() + delay >= deadline) throw await this.storeError(error, revision);
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
-      if (revision !== undefined && /future revision/.test(String(error))) {
-        throw new StoreFutureRevisionError(revision, await this.currentRevision().catch(() => 0));
-      }
-      throw mapError(error);
     }
+  }
+
+  /**
+   * Runs a write; when it fails with its outcome unknown (the connection to etcd was lost after the
+   * request was sent, or etcd answered `request timed out`), reads the key back once etcd answers
+   * (within the request deadline) and lets `applied` decide from what is stored: the revision the
+   * write got when it was applied, undefined when it was not. The stored values the API server
+   * writes carry a uid and timestamps of their own request, so equal content means this write. A
+   * client then learns the truth (acknowledged, or refused and not applied) instead of an error
+   * that may hide an applied write. When even the read fails, the original error stands.
+   */
+  private async settle<T>(key: string, applied: (kv: KeyValue | undefined) => number | undefined, write: () => Promise<T>): Promise<T | number> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError) || NOT_SENT.test(error.message) || this.closed) throw error;
+      let stored: KeyValue | undefined;
+      try {
+        stored = await this.get(key);
+      } catch {
+        throw error;
+      }
+      const revision = applied(stored);
+      if (revision !== undefined) return revision;
+      throw new StoreUnavailableError(`${error.message}; the write was not applied`);
+    }
+  }
+
+  private async storeError(error: unknown, revision?: number): Promise<Error> {
+    if (revision !== undefined && isCompacted(error)) return new StoreCompactedError(revision, Math.max(this.compactedAt, revision));
+    if (revision !== undefined && /future revision/.test(String(error))) {
+      return new StoreFutureRevisionError(revision, await this.currentRevision().catch(() => 0));
+    }
+    return mapError(error);
   }
 }
 

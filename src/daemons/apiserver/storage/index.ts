@@ -47,6 +47,8 @@ export interface StorageOptions {
   watchCacheCapacity?: number;
   /** Where a resource's keys live; default `defaultKeyPrefix`. */
   keyPrefixOf?: (group: string, resource: string) => string;
+  /** Deadline of each etcd request (the API server's --request-timeout); EtcdStore's default when absent. */
+  requestTimeoutMs?: number;
   /** `--kvstore-compaction-interval` in ms; 0 or absent: no compaction. */
   compactionIntervalMs?: number;
   compactionTimer?: Timer;
@@ -79,7 +81,7 @@ export function createStore(options: StorageOptions): Storage {
   const servers = options.servers ?? [];
 
   const defaultEngine: Store =
-    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)});
+    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)});
   // One client per distinct server list, shared by the overrides that name the same servers.
   const overrideEngines = new Map<string, Store>();
   const routes: Array<{prefix: string; engine: Store}> = [];
@@ -87,7 +89,7 @@ export function createStore(options: StorageOptions): Storage {
     const id = override.servers.join(';');
     let engine = overrideEngines.get(id);
     if (!engine) {
-      engine = new EtcdStore({endpoints: override.servers, ...tls});
+      engine = new EtcdStore({endpoints: override.servers, ...tls, requestTimeoutMs: options.requestTimeoutMs});
       overrideEngines.set(id, engine);
     }
     routes.push({prefix: keyPrefixOf(override.group, override.resource), engine});

@@ -13,6 +13,7 @@ import {
   StoreFutureRevisionError,
   StoreUnavailableError,
   type WatchHandle,
+  type WriteFailure,
 } from './store.js';
 import {WatchDelivery} from './watch-delivery.js';
 
@@ -82,8 +83,12 @@ CREATE TABLE IF NOT EXISTS log (
 );
 CREATE INDEX IF NOT EXISTS log_key_rev ON log (key, rev);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, data BLOB);
 INSERT OR IGNORE INTO meta (name, value) VALUES ('revision', 1), ('compacted', 0);
 `;
+
+/** The most a write probe writes (a little over the API server's 3 MiB body limit). */
+const MAX_PROBE_BYTES = 4 * 1024 * 1024;
 
 /** SQLite has no upper bound for "every key": a string above any key the API server writes. */
 const NO_END = '\uffff';
@@ -98,6 +103,9 @@ export class SqliteStore implements Store {
   private flushScheduled = false;
   private readonly watchers = new Set<SqliteWatcher>();
   private closed = false;
+  private failing: WriteFailure | undefined;
+  /** How much the failed writes wrote: a probe must write as much to tell that they would work now. */
+  private failedBytes = 0;
   private readonly sql;
 
   constructor(options: SqliteStoreOptions) {
@@ -233,6 +241,25 @@ export class SqliteStore implements Store {
     }
   }
 
+  writeFailure(): WriteFailure | undefined {
+    return this.failing;
+  }
+
+  async probeWrite(): Promise<void> {
+    this.assertOpen();
+    try {
+      // A row of the store's own (not a key, no revision) as large as the writes that failed: a
+      // small write may fit in free pages while a client's large one still does not. Deleted at once.
+      this.db.prepare('INSERT OR REPLACE INTO write_probe (id, data) VALUES (1, zeroblob(?))').run(Math.max(4096, this.failedBytes));
+      this.db.prepare('DELETE FROM write_probe').run();
+      this.failing = undefined;
+      this.failedBytes = 0;
+    } catch (error) {
+      this.failing ??= {message: (error as Error).message ?? String(error), since: Date.now()};
+      throw new StoreUnavailableError(`sqlite write failed: ${String(error)}`);
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.flush();
@@ -288,10 +315,17 @@ export class SqliteStore implements Store {
           return results;
         })();
       } catch (error) {
+        // A full disk (SQLITE_FULL) or an I/O error: nothing of the batch was applied (the
+        // transaction rolled back), so every writer is told so; reads go on from what is stored.
+        this.failing ??= {message: (error as Error).message ?? String(error), since: Date.now()};
+        const bytes = batch.reduce((n, {op}) => n + ('value' in op ? op.value.length : 0), 0);
+        this.failedBytes = Math.min(MAX_PROBE_BYTES, Math.max(this.failedBytes, bytes));
         const failure = new StoreUnavailableError(`sqlite write failed: ${String(error)}`);
         for (const write of batch) write.reject(failure);
         continue;
       }
+      this.failing = undefined;
+      this.failedBytes = 0;
       this.revision = revision;
       const events = outcomes.flatMap((o) => ('event' in o && o.event ? [o.event] : []));
       // Watchers first: their deliveries are queued before the writers' continuations run, so a

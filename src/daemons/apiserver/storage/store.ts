@@ -138,5 +138,18 @@ export interface Store {
   compact(revision: number): Promise<void>;
   /** Resolves when the store answers, rejects (StoreUnavailableError) otherwise; used by the kvstore health check. */
   ping(timeoutMs: number): Promise<void>;
+  /**
+   * Why writes fail now (e.g. `database or disk is full`), with when they started to, while reads
+   * may still work; undefined when the last write went through. Engines that cannot tell leave it out.
+   */
+  writeFailure?(): WriteFailure | undefined;
+  /** Tries a small write of the store's own, to learn whether writes work again (clears writeFailure when they do). */
+  probeWrite?(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface WriteFailure {
+  message: string;
+  /** Epoch ms of the first failed write of this run of failures. */
+  since: number;
 }

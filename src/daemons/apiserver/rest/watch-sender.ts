@@ -1,0 +1,110 @@
+/**
+ * The outbound side of a watch stream: events are written in order and only as fast as the client
+ * reads them (the response's backpressure), as a Go handler's writes block under HTTP/2 flow
+ * control. Writing every event at once instead piles the bytes up in the process: on HTTP/2 they
+ * count against the session's memory, and past Node's maxSessionMemory (10 MB) every new stream on
+ * that connection is refused with ENHANCE_YOUR_CALM (a watch sending a large initial list made
+ * kubectl's writes on the same connection fail); on HTTP/1 a slow client grows the heap unbounded.
+ *
+ * Events that wait are kept in a queue; when the bytes waiting pass maxQueuedBytes, the client is
+ * not keeping up and the watch is ended (onOverflow), as upstream's cacher terminates an
+ * unresponsive watcher: the client watches again from the last resourceVersion it received, so it
+ * misses nothing. Lines are made when their turn comes (a function giving the line), so that a long
+ * initial list is serialized one event at a time as the client reads, not all up front, and so that
+ * per-stream state (a Table's column definitions go with the first line sent) follows the order of
+ * the stream; each entry carries an estimate of its size for the bound.
+ */
+
+/** The slice of a response the sender needs (HTTP/1 ServerResponse and the HTTP/2 compatibility response). */
+export interface WritableResponse {
+  write(chunk: string): boolean;
+  end(): unknown;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  off?(event: 'drain' | 'close', listener: () => void): unknown;
+  readonly writableEnded?: boolean;
+  readonly destroyed?: boolean;
+}
+
+export interface WatchSenderOptions {
+  /** Bytes of ready lines allowed to wait for the client before the watch is ended. */
+  maxQueuedBytes: number;
+  /** Called once when the queue overflows (the caller ends the watch). */
+  onOverflow: () => void;
+}
+
+/** Upstream's cacher gives each watcher a buffer of about 100 events; this bounds what one slow client holds. */
+export const DEFAULT_MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+
+interface Entry {
+  make: () => string | undefined;
+  bytes: number;
+}
+
+export class WatchSender {
+  private readonly queue: Entry[] = [];
+  private queuedBytes = 0;
+  private waitingForDrain = false;
+  private closed = false;
+  private endWhenFlushed = false;
+  private overflowed = false;
+
+  constructor(
+    private readonly res: WritableResponse,
+    private readonly options: WatchSenderOptions,
+  ) {
+    res.once('close', () => {
+      this.closed = true;
+      this.queue.length = 0;
+      this.queuedBytes = 0;
+    });
+  }
+
+  /**
+   * Queues a line, made when its turn comes (undefined: nothing to send); written at once when
+   * nothing waits and the client keeps up. `bytes` (an estimate of its size) counts against
+   * maxQueuedBytes while it waits; 0 for what is held in memory anyway (an initial list).
+   */
+  send(make: () => string | undefined, bytes: number): void {
+    if (this.closed || this.endWhenFlushed || this.overflowed) return;
+    this.queue.push({make, bytes});
+    this.queuedBytes += bytes;
+    if (this.queuedBytes > this.options.maxQueuedBytes) {
+      this.overflowed = true;
+      this.queue.length = 0;
+      this.queuedBytes = 0;
+      this.options.onOverflow();
+      return;
+    }
+    this.pump();
+  }
+
+  /** Ends the response once everything queued is written (at once when the watch was dropped). */
+  end(): void {
+    if (this.overflowed) this.queue.length = 0;
+    this.endWhenFlushed = true;
+    this.pump();
+  }
+
+  /** Lines waiting for the client (for tests and the dashboard). */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  private pump(): void {
+    while (!this.waitingForDrain && this.queue.length > 0 && !this.closed) {
+      const entry = this.queue.shift()!;
+      this.queuedBytes -= entry.bytes;
+      const line = entry.make();
+      if (line === undefined) continue;
+      if (!this.res.write(line)) {
+        this.waitingForDrain = true;
+        this.res.once('drain', () => {
+          this.waitingForDrain = false;
+          this.pump();
+        });
+      }
+    }
+    // The end goes behind what was written, so it need not wait for a drain.
+    if (this.endWhenFlushed && this.queue.length === 0 && !this.closed && !this.res.writableEnded) this.res.end();
+  }
+}
