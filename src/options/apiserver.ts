@@ -506,7 +506,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'enable-bootstrap-token-auth', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Accept bootstrap token secrets from the system namespace (orch-system) for TLS bootstrapping.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authentication-config', type: 'string', seedType: 'string', seedDefault: 'none',

@@ -26,7 +26,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'service-account-lookup', 'service-account-extend-token-expiration', 'service-account-max-token-expiration',
   'service-account-jwks-uri', 'authentication-token-webhook-config-file', 'authentication-token-webhook-version',
   'authentication-token-webhook-cache-ttl', 'oidc-issuer-url', 'oidc-client-id', 'oidc-ca-file', 'oidc-username-claim',
-  'oidc-username-prefix', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-signing-algs',
+  'enable-bootstrap-token-auth', 'oidc-username-prefix', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-signing-algs',
   'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version',
   'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl',
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
@@ -68,6 +68,7 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     anonymousAuth: values['anonymous-auth'] !== false,
     clientCaFile: str(values['client-ca-file']),
     tokenAuthFile: str(values['token-auth-file']),
+    enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
     oidc: str(values['oidc-issuer-url'])
       ? {
           issuerUrl: values['oidc-issuer-url'] as string,

@@ -95,6 +95,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   anonymousAuth: boolean;
   clientCaFile?: string;
   tokenAuthFile?: string;
+  /** `--enable-bootstrap-token-auth`. */
+  enableBootstrapTokenAuth?: boolean;
   /** Internal (no option, as upstream): the token success cache TTL; tests that delete accounts set 0. */
   tokenCacheTtlMs?: number;
   /** `--oidc-*`. */
@@ -205,6 +207,7 @@ export class ApiServer {
       tokenWebhook: c.tokenWebhook,
       oidc: c.oidc,
       tokenCacheTtlMs: c.tokenCacheTtlMs,
+      bootstrapTokens: c.enableBootstrapTokenAuth ? {getObject: storeObjectGetter(store, c.keyPrefix), log: (m) => log.v(3).info(m)} : undefined,
       serviceAccounts: {
         lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 0,
         ...c.serviceAccounts,

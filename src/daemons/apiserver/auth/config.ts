@@ -10,6 +10,8 @@ import {parseCertificateBundle} from './x509.js';
 import {resolveClientConfig} from '../../../client/orchconfig.js';
 import {RestClient} from '../../../client/rest-client.js';
 import {TOKEN_REVIEW_VERSIONS, WebhookTokenAuthenticator, type TokenReviewVersion} from './webhook-token.js';
+import {BootstrapTokenAuthenticator} from './bootstrap-token.js';
+import type {ObjectGetter} from './serviceaccount/authenticator.js';
 import {OidcAuthenticator, type OidcOptions} from './oidc.js';
 import {audienceAgnostic, CachedTokenAuthenticator, staticTokens, TOKEN_SUCCESS_CACHE_TTL_MS, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
 import {createServiceAccountTokens, type ServiceAccountOptions, type ServiceAccountSetup} from './serviceaccount/setup.js';
@@ -22,6 +24,8 @@ export interface AuthenticationOptions {
   generatedCaPem?: string;
   /** `--token-auth-file`. */
   tokenAuthFile?: string;
+  /** `--enable-bootstrap-token-auth`: where the bootstrap token secrets are read. */
+  bootstrapTokens?: {getObject: ObjectGetter; log?: (message: string) => void};
   /** The success cache in front of the token union (default upstream's 10 s; 0: none). */
   tokenCacheTtlMs?: number;
   /** `--oidc-*` (caFile read here). */
@@ -66,6 +70,13 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
   const members: TokenAuthenticator[] = [];
   if (tokens) members.push(staticTokens(tokens, apiAudiences));
   if (serviceAccounts) members.push(serviceAccounts.authenticator);
+  if (options.bootstrapTokens) {
+    const bootstrap = new BootstrapTokenAuthenticator(options.bootstrapTokens.getObject, options.now, options.bootstrapTokens.log);
+    members.push(audienceAgnostic(async (token) => {
+      const result = await bootstrap.authenticateToken(token);
+      return result && 'user' in result ? result.user : undefined;
+    }, apiAudiences));
+  }
   if (options.oidc) members.push(await loadOidc(options.oidc, apiAudiences, options.now));
   if (options.tokenWebhook) members.push(await loadTokenWebhook(options.tokenWebhook, apiAudiences));
   const union = new TokenUnion(members);
