@@ -10,6 +10,7 @@ import {parseCertificateBundle} from './x509.js';
 import {resolveClientConfig} from '../../../client/orchconfig.js';
 import {RestClient} from '../../../client/rest-client.js';
 import {TOKEN_REVIEW_VERSIONS, WebhookTokenAuthenticator, type TokenReviewVersion} from './webhook-token.js';
+import {RequestHeaderAuthenticator, type RequestHeaderOptions} from './request-header.js';
 import {BootstrapTokenAuthenticator} from './bootstrap-token.js';
 import type {ObjectGetter} from './serviceaccount/authenticator.js';
 import {OidcAuthenticator, type OidcOptions} from './oidc.js';
@@ -24,6 +25,8 @@ export interface AuthenticationOptions {
   generatedCaPem?: string;
   /** `--token-auth-file`. */
   tokenAuthFile?: string;
+  /** `--requestheader-*` (the CA file read here). */
+  requestHeader?: Omit<RequestHeaderOptions, 'cas' | 'now'> & {clientCaFile: string};
   /** `--enable-bootstrap-token-auth`: where the bootstrap token secrets are read. */
   bootstrapTokens?: {getObject: ObjectGetter; log?: (message: string) => void};
   /** The success cache in front of the token union (default upstream's 10 s; 0: none). */
@@ -43,6 +46,8 @@ export interface AuthenticationSetup {
   clientCaPems: string[];
   /** Warnings to log (duplicate or empty tokens). */
   warnings: string[];
+  /** The front proxy's settings and CA, for the extension-apiserver-authentication config map. */
+  requestHeader?: {caPems: string[]; options: Omit<RequestHeaderOptions, 'cas' | 'now'>};
   /** The bearer token authenticators behind their cache (TokenReview asks them too). */
   tokenUnion: TokenAuthenticator;
   serviceAccounts?: ServiceAccountSetup;
@@ -61,6 +66,21 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
     clientCas.push(...parseCertificateBundle(pem, `--client-ca-file ${options.clientCaFile}`));
   }
   if (options.generatedCaPem) clientCas.push(...parseCertificateBundle(options.generatedCaPem, 'the generated CA'));
+  let requestHeader: RequestHeaderAuthenticator | undefined;
+  let requestHeaderInfo: AuthenticationSetup['requestHeader'];
+  if (options.requestHeader) {
+    const {clientCaFile, ...rest} = options.requestHeader;
+    let pem: string;
+    try {
+      pem = await readFile(clientCaFile, 'utf8');
+    } catch (error) {
+      throw new Error(`--requestheader-client-ca-file: ${(error as Error).message}`);
+    }
+    const cas = parseCertificateBundle(pem, `--requestheader-client-ca-file ${clientCaFile}`);
+    if (rest.usernameHeaders.length === 0) throw new Error('--requestheader-username-headers: at least one header is needed with --requestheader-client-ca-file');
+    requestHeader = new RequestHeaderAuthenticator({...rest, cas, now: options.now});
+    requestHeaderInfo = {caPems: cas.map((c) => c.toString()), options: rest};
+  }
   const tokens = options.tokenAuthFile ? await loadTokenFile(options.tokenAuthFile) : undefined;
   const warnings = [...(tokens?.warnings ?? [])];
   const serviceAccounts = options.serviceAccounts ? await createServiceAccountTokens({now: options.now, ...options.serviceAccounts}) : undefined;
@@ -84,9 +104,10 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
   return {
     authenticator: new RequestAuthenticator({
       anonymous: options.anonymousAuth, clientCas, tokens, now: options.now,
-      tokenUnion, apiAudiences,
+      tokenUnion, apiAudiences, requestHeader,
     }),
     clientCaPems: clientCas.map((cert) => cert.toString()),
+    requestHeader: requestHeaderInfo,
     warnings,
     tokenUnion,
     serviceAccounts,
