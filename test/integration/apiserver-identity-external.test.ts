@@ -13,6 +13,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {SignJWT, UnsecuredJWT, exportJWK, generateKeyPair, type KeyLike} from 'jose';
 import {selectNames} from '../../src/api/names.js';
+import {configureKlog} from '../../src/lib/klog.js';
 import {ApiClient, readAdminOrchconfig, startApiServer, kubectl} from '../helpers/apiserver.js';
 import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/apiserver/pki/certificates.js';
 
@@ -228,5 +229,27 @@ describe('a front proxy (--requestheader-*)', () => {
     const anonymous = await s.client.as({clientCert: false}).post('/apis/authentication.k8s.io/v1/selfsubjectreviews', {apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview'}, {headers: identityHeaders});
     expect(anonymous.status).toBe(403);
     expect(anonymous.body.message).toContain('system:anonymous');
+  }, 20_000);
+});
+
+describe('logs', () => {
+  it('say why a token was refused at -v 10, and never show the token', async () => {
+    const lines: string[] = [];
+    configureKlog({verbosity: 10, out: (l) => lines.push(l), err: (l) => lines.push(l)});
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      const expired = await new SignJWT({iss: issuer, aud: CLIENT_ID, email: 'jane@example.com', hd: 'example.com', iat: now - 7200, exp: now - 3600})
+        .setProtectedHeader({alg: 'RS256', kid: 'rsa-1'}).sign(rsa.privateKey);
+      const tokens = [expired, 'garbage-token', 'denied-token', 'abcdef.0123456789abcdef', 'x'.repeat(40)];
+      for (const token of tokens) expect((await selfReview(token)).status).toBe(401);
+      expect((await selfReview('alice-token')).status).toBe(201);
+      const text = lines.join('');
+      expect(text).toContain('Unable to authenticate the request');
+      expect(text).toContain('exp');
+      for (const token of [...tokens, 'alice-token']) expect(text.includes(token)).toBe(false);
+      expect(text.includes(expired.split('.')[1])).toBe(false);
+    } finally {
+      configureKlog({verbosity: 0, out: () => undefined, err: () => undefined});
+    }
   }, 20_000);
 });
