@@ -92,6 +92,7 @@ describe('bound service account tokens', () => {
     const r = await s.client.post(`/api/v1/namespaces/${ns}/serviceaccounts/robot/token`, {apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {expirationSeconds: 86400}});
     expect(r.status).toBe(201);
     expect(r.body.spec.expirationSeconds).toBe(7200);
+    expect(r.headers.warning).toBe('299 - "requested expiration of 86400 seconds shortened to 7200 seconds"');
     expect(r.body.spec.audiences).toEqual([ISSUER, 'https://old-issuer.test.example']);
     const left = Date.parse(r.body.status.expirationTimestamp) - Date.now();
     expect(left).toBeGreaterThan(7000_000);

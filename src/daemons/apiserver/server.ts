@@ -220,7 +220,8 @@ export class ApiServer {
         getObject: storeObjectGetter(store, c.keyPrefix),
       },
     });
-    if (auth.serviceAccounts) {
+    // Upstream serves issuer discovery only for an https issuer URL (OIDC needs one).
+    if (auth.serviceAccounts && auth.serviceAccounts.issuers[0].startsWith('https://')) {
       const sa = auth.serviceAccounts;
       // Built on first use: the JWKS URI names the port, known once the server listens.
       let documents: Promise<IssuerDiscovery> | undefined;
