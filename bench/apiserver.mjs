@@ -100,7 +100,7 @@ async function main() {
   try {
     for (const engine of ENGINES) {
       if (engine === 'etcd' && !etcd) etcd = await lib.startEtcd();
-      if (CASES.has('get') || CASES.has('list') || CASES.has('patch')) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (CASES.has('get') || CASES.has('list') || CASES.has('patch') || CASES.has('token')) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
       if (CASES.has('validation')) results.push(...(await benchValidation(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
   } finally {
@@ -123,6 +123,7 @@ async function loadTsModules() {
     const entries = {
       storage: join(root, 'src/daemons/apiserver/storage/index.ts'),
       etcd: join(root, 'test/helpers/etcd.ts'),
+      pki: join(root, 'src/daemons/apiserver/pki/certificates.ts'),
     };
     await build({
       entryPoints: entries,
@@ -137,8 +138,37 @@ async function loadTsModules() {
     });
     const storage = await import(pathToFileURL(join(out, 'storage.js')).href);
     const etcd = await import(pathToFileURL(join(out, 'etcd.js')).href);
-    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd};
+    const pki = await import(pathToFileURL(join(out, 'pki.js')).href);
+    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd, pki};
   }
+}
+
+/** An OpenID issuer on 127.0.0.1 (discovery and JWKS over HTTPS with its own CA) and a way to mint ID tokens. */
+async function startOidcIssuer(lib, dir) {
+  const {SignJWT, exportJWK, generateKeyPair} = await import('jose');
+  const {writeFileSync} = await import('node:fs');
+  const ca = await lib.pki.generateCa();
+  const cert = await lib.pki.generateServingCertificate(ca, {hosts: ['localhost'], ips: ['127.0.0.1']});
+  const keys = await generateKeyPair('RS256');
+  const jwk = {...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig'};
+  let issuer;
+  const server = createHttpsServer({cert: cert.certPem, key: cert.keyPem}, (req, res) => {
+    res.setHeader('Content-Type', 'application/json');
+    if (req.url === '/.well-known/openid-configuration') return res.end(JSON.stringify({issuer, jwks_uri: `${issuer}/keys`}));
+    if (req.url === '/keys') return res.end(JSON.stringify({keys: [jwk]}));
+    res.statusCode = 404;
+    res.end('{}');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  issuer = `https://127.0.0.1:${server.address().port}`;
+  const caFile = join(dir, 'oidc-ca.crt');
+  writeFileSync(caFile, ca.certPem);
+  const token = () => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({iss: issuer, aud: 'bench', email: 'bench@example.com', iat: now, exp: now + 3600}).setProtectedHeader({alg: 'RS256', kid: 'k1'}).sign(keys.privateKey);
+  };
+  return {issuer, caFile, token, close: () => server.close()};
 }
 
 async function benchEngine(engine, etcdEndpoint, lib) {
@@ -146,6 +176,9 @@ async function benchEngine(engine, etcdEndpoint, lib) {
   const port = await freePort();
   const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
   if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
+  // The token case also measures OIDC ID tokens: an OpenID issuer on loopback (HTTPS, keys by jose).
+  const oidc = CASES.has('token') ? await startOidcIssuer(lib, dataDir) : undefined;
+  if (oidc) args.push('--oidc-issuer-url', oidc.issuer, '--oidc-client-id', 'bench', '--oidc-ca-file', oidc.caFile, '--oidc-username-claim', 'email');
   // SERVER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the server.
   const nodeArgs = (process.env.SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
   const server = spawn(process.execPath, [...nodeArgs, ...args], {cwd: root, stdio: ['ignore', 'ignore', 'pipe']});
@@ -220,6 +253,12 @@ async function benchEngine(engine, etcdEndpoint, lib) {
         () => orch('GET', getPath),
       );
       rows.push(row(engine, 'GET one pod, SA token', getToken, 'same GET, client cert', getCert, 0.8));
+      const idToken = await oidc.token();
+      const [getOidc, getCert2] = await interleaved(
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, idToken),
+        () => orch('GET', getPath),
+      );
+      rows.push(row(engine, 'GET one pod, OIDC token', getOidc, 'same GET, client cert', getCert2, 0.8));
     }
     if (CASES.has('list')) {
       const [listOrch, listBare] = await interleaved(
