@@ -23,7 +23,7 @@
 //   applies that change a label of each client's own pod, both against POST (create) of the same pod
 //   in the same run: the cost of merging, field sets and conflict checks over a plain create.
 import {spawn, fork} from 'node:child_process';
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {createServer as createHttpsServer, Agent, request} from 'node:https';
 import {createServer as createNetServer} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -38,7 +38,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,token').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -100,8 +100,9 @@ async function main() {
   try {
     for (const engine of ENGINES) {
       if (engine === 'etcd' && !etcd) etcd = await lib.startEtcd();
-      if (CASES.has('get') || CASES.has('list') || CASES.has('patch') || CASES.has('token')) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (['get', 'list', 'patch', 'apply', 'token'].some((c) => CASES.has(c))) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
       if (CASES.has('validation')) results.push(...(await benchValidation(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('rbac')) results.push(...(await benchRbac(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
   } finally {
     await etcd?.stop();
@@ -191,7 +192,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
     const creds = await waitForOrchconfig(join(dataDir, 'admin.orchconfig'), server, () => log);
     const agent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
     agents.push(agent);
-    const orch = (method, path, body, contentType) => send(agent, creds.server, method, path, body, contentType);
+    const orch = (method, path, body, contentType, headers) => send(agent, creds.server, method, path, body, contentType, headers);
     await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
 
     // 1,000 pods, written by 32 clients.
@@ -249,13 +250,13 @@ async function benchEngine(engine, etcdEndpoint, lib) {
       const tokenAgent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca});
       agents.push(tokenAgent);
       const [getToken, getCert] = await interleaved(
-        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, token),
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, {authorization: `Bearer ${token}`}),
         () => orch('GET', getPath),
       );
       rows.push(row(engine, 'GET one pod, SA token', getToken, 'same GET, client cert', getCert, 0.8));
       const idToken = await oidc.token();
       const [getOidc, getCert2] = await interleaved(
-        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, idToken),
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, {authorization: `Bearer ${idToken}`}),
         () => orch('GET', getPath),
       );
       rows.push(row(engine, 'GET one pod, OIDC token', getOidc, 'same GET, client cert', getCert2, 0.8));
@@ -336,10 +337,10 @@ async function benchEngine(engine, etcdEndpoint, lib) {
 }
 
 /** An `orch apiserver` process on a fresh data directory; `env` adds environment variables. */
-async function startOrch(engine, etcdEndpoint, env = {}) {
+async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = []) {
   const dataDir = mkdtempSync(join(tmpdir(), `orch-bench-${engine}-`));
   const port = await freePort();
-  const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
+  const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...extraArgs];
   if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
   const server = spawn(process.execPath, args, {cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, ...env}});
   let log = '';
@@ -357,7 +358,7 @@ async function startOrch(engine, etcdEndpoint, env = {}) {
   try {
     const creds = await waitForOrchconfig(join(dataDir, 'admin.orchconfig'), server, () => log);
     agent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
-    const orch = (method, path, body, contentType) => send(agent, creds.server, method, path, body, contentType);
+    const orch = (method, path, body, contentType, headers) => send(agent, creds.server, method, path, body, contentType, headers);
     await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
     return {orch, stop, log: () => log, pid: server.pid};
   } catch (error) {
@@ -421,6 +422,48 @@ async function benchValidation(engine, etcdEndpoint) {
   } finally {
     await on.stop();
     await off.stop();
+  }
+}
+
+/**
+ * GET of one pod by a user RBAC allows (a token user bound to `view`), with 1,000 other roles and
+ * bindings in the cluster, against the same GET on a server with AlwaysAllow, in the same run.
+ */
+async function benchRbac(engine, etcdEndpoint) {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-bench-rbac-'));
+  const tokenFile = join(dir, 'tokens.csv');
+  writeFileSync(tokenFile, 'bench-token,bench,1\n');
+  const rbac = await startOrch(engine, etcdEndpoint, {}, ['--authorization-mode', 'RBAC', '--token-auth-file', tokenFile]);
+  const open = await startOrch(engine, etcdEndpoint, {}, ['--authorization-mode', 'AlwaysAllow', '--token-auth-file', tokenFile]);
+  try {
+    const RBAC = '/apis/rbac.orch.io/v1/namespaces/default';
+    const post = async (server, path, object) => {
+      const r = await server.orch('POST', path, JSON.stringify(object), 'application/json');
+      if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.body}`);
+    };
+    for (let i = 0; i < 1000; i++) {
+      await post(rbac, `${RBAC}/roles`, {apiVersion: 'rbac.orch.io/v1', kind: 'Role', metadata: {name: `r-${i}`}, rules: [{apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: [`cm-${i}`]}]});
+      await post(rbac, `${RBAC}/rolebindings`, {
+        apiVersion: 'rbac.orch.io/v1', kind: 'RoleBinding', metadata: {name: `b-${i}`},
+        roleRef: {apiGroup: 'rbac.orch.io', kind: 'Role', name: `r-${i}`}, subjects: [{apiGroup: 'rbac.orch.io', kind: 'User', name: `user-${i}`}],
+      });
+    }
+    // The bench user's binding last, so a request walks the namespace's bindings before it is allowed.
+    await post(rbac, `${RBAC}/rolebindings`, {
+      apiVersion: 'rbac.orch.io/v1', kind: 'RoleBinding', metadata: {name: 'zz-bench-view'},
+      roleRef: {apiGroup: 'rbac.orch.io', kind: 'ClusterRole', name: 'view'}, subjects: [{apiGroup: 'rbac.orch.io', kind: 'User', name: 'bench'}],
+    });
+    const pod = JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name: 'p'}, spec: {containers: [{name: 'c', image: 'nginx:1.27'}]}});
+    for (const server of [rbac, open]) await post(server, PODS, JSON.parse(pod));
+    const asBench = {authorization: 'Bearer bench-token'};
+    await waitUntil(async () => (await rbac.orch('GET', `${PODS}/p`, undefined, undefined, asBench)).status === 200, 'the bench user allowed', 20_000);
+    const get = (server) => () => server.orch('GET', `${PODS}/p`, undefined, undefined, asBench);
+    const [withRbac, withAlwaysAllow] = await interleaved(get(rbac), get(open));
+    return [row(engine, 'GET pod, RBAC 1,000 roles', withRbac, 'AlwaysAllow', withAlwaysAllow, 0.85)];
+  } finally {
+    await rbac.stop();
+    await open.stop();
+    rmSync(dir, {recursive: true, force: true});
   }
 }
 
@@ -543,10 +586,9 @@ function printTable(rows) {
   }
 }
 
-function send(agent, base, method, path, body, contentType, token) {
+function send(agent, base, method, path, body, contentType, extraHeaders = {}) {
   return new Promise((resolve, reject) => {
-    const headers = {accept: 'application/json'};
-    if (token) headers.authorization = `Bearer ${token}`;
+    const headers = {accept: 'application/json', ...extraHeaders};
     if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
     const req = request(new URL(path, base), {method, agent, headers, timeout: 30_000}, (res) => {
       const chunks = [];

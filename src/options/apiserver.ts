@@ -655,7 +655,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'authorization-config', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'File configuring the authorizer chain (instead of the mode and webhook options).', section: AUTHZ,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authorization-policy-file', type: 'string', seedType: 'string', seedDefault: 'none',

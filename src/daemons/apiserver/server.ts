@@ -57,7 +57,7 @@ import type {ServiceAccountOptions} from './auth/serviceaccount/setup.js';
 import {discoveryDocument, issuerDiscovery, JWKS_PATH, type IssuerDiscovery} from './auth/serviceaccount/discovery.js';
 import {serveIssuerDiscovery, storeObjectGetter} from './auth/serviceaccount/serving.js';
 import type {TokenServices} from './rest/token-request.js';
-import {createAuthorizer} from './auth/authorizer.js';
+import {authorizerChain, createAuthorizer} from './auth/authorizer.js';
 import {rulesFor} from './auth/rules-review.js';
 import {registerLocalApiServices} from './rest/apiservices.js';
 import {impersonate, isImpersonationHeader} from './auth/impersonation.js';
@@ -113,6 +113,10 @@ export interface ApiServerConfig extends SecureServingOptions {
   authorizationWebhookVersion: string;
   authorizationWebhookAuthorizedTtlMs: number;
   authorizationWebhookUnauthorizedTtlMs: number;
+  /** --authorization-config: the structured configuration (instead of the mode and webhook options). */
+  authorizationConfigFile?: string;
+  /** How often the configuration file is checked for changes (tests shorten it). */
+  authorizationConfigReloadIntervalMs?: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   requestTimeoutMs: number;
@@ -141,8 +145,11 @@ export class ApiServer {
   private authenticator?: RequestAuthenticator;
   private authorizer?: Authorizer;
   private rbac?: RbacInformer;
-  /** The Node authorizer's graph (only with --authorization-mode including Node). */
+  /** The Node authorizer's graph (only with --authorization-mode including Node, or --authorization-config). */
   private nodeGraph?: NodeGraphInformer;
+  private stopAuthorization?: () => void;
+  /** The authorizer types in effect, in order (the modes, or the configuration file's types). */
+  private authorizationModesInEffect = () => this.config.authorizationModes;
   private lifecycle?: ShutdownLifecycle;
   private readonly registry: HealthRegistry;
   private readonly hooks: PostStartHooks;
@@ -233,22 +240,7 @@ export class ApiServer {
     this.clientCaPems = auth.clientCaPems;
     this.requestHeaderInfo = auth.requestHeader;
     this.rbac = new RbacInformer(store, c.keyPrefix, (error) => log.v(2).info('RBAC informer error', 'err', error));
-    const {loadAuthorizers} = await import('./auth/authorization-setup.js');
-    const fileAuthorizers = await loadAuthorizers(
-      {
-        modes: c.authorizationModes,
-        policyFile: c.authorizationPolicyFile,
-        webhookConfigFile: c.authorizationWebhookConfigFile,
-        webhookVersion: c.authorizationWebhookVersion,
-        webhookAuthorizedTtlMs: c.authorizationWebhookAuthorizedTtlMs,
-        webhookUnauthorizedTtlMs: c.authorizationWebhookUnauthorizedTtlMs,
-      },
-      (message) => log.warning(message),
-    );
-    if (c.authorizationModes.includes('Node')) {
-      this.nodeGraph = new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error));
-    }
-    this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, nodeGraph: this.nodeGraph?.graph, ...fileAuthorizers});
+    this.authorizer = await this.authorization(store);
 
     const rbacRules = new RbacAuthorizer(this.rbac.index);
     const rbacIndex = this.rbac.index;
@@ -273,7 +265,7 @@ export class ApiServer {
       minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
       serverAddresses: [{clientCIDR: '0.0.0.0/0', serverAddress: `${c.advertiseAddress ?? '127.0.0.1'}:${c.securePort}`}],
       agentTls: this.agentTls,
-      rulesFor: (user, namespace) => rulesFor(c.authorizationModes, this.rbac?.index, user, namespace),
+      rulesFor: (user, namespace) => rulesFor(this.authorizationModesInEffect(), this.rbac?.index, user, namespace),
       tokens: this.tokenServices,
     });
 
@@ -286,6 +278,43 @@ export class ApiServer {
     this.sweeper.start();
     // Post-start hooks run after the server listens, as upstream; each one's check fails until it is done.
     void this.hooks.run();
+  }
+
+  /**
+   * The authorizer chain: from --authorization-config (reloaded when the file changes), else from
+   * --authorization-mode and the files of its modes.
+   */
+  private async authorization(store: Storage['store']): Promise<Authorizer> {
+    const c = this.config;
+    const setup = await import('./auth/authorization-setup.js');
+    const rbac = (this.rbac as RbacInformer).index;
+    const graph = () => (this.nodeGraph ??= new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error)));
+    if (c.authorizationConfigFile) {
+      // Kept for every configuration: a reload may add the Node authorizer.
+      const nodeGraph = graph().graph;
+      const reloading = await setup.ReloadingAuthorizer.load(
+        c.authorizationConfigFile,
+        async (configured) => authorizerChain(await setup.authorizersFromConfig(configured, {rbac, nodeGraph})),
+        (message) => log.info(message),
+      );
+      reloading.watch(c.authorizationConfigReloadIntervalMs ?? 1000);
+      this.authorizationModesInEffect = () => reloading.types;
+      this.stopAuthorization = () => reloading.stop();
+      return reloading;
+    }
+    const fileAuthorizers = await setup.loadAuthorizers(
+      {
+        modes: c.authorizationModes,
+        policyFile: c.authorizationPolicyFile,
+        webhookConfigFile: c.authorizationWebhookConfigFile,
+        webhookVersion: c.authorizationWebhookVersion,
+        webhookAuthorizedTtlMs: c.authorizationWebhookAuthorizedTtlMs,
+        webhookUnauthorizedTtlMs: c.authorizationWebhookUnauthorizedTtlMs,
+      },
+      (message) => log.warning(message),
+    );
+    const nodeGraph = c.authorizationModes.includes('Node') ? graph().graph : undefined;
+    return createAuthorizer(c.authorizationModes, {rbac, nodeGraph, ...fileAuthorizers});
   }
 
   private async certificates(): Promise<{key: string; cert: string; caPem: string}> {
@@ -578,6 +607,7 @@ export class ApiServer {
     this.api?.stop();
     this.rbac?.stop();
     this.nodeGraph?.stop();
+    this.stopAuthorization?.();
     this.sweeper?.stop();
     this.logCheck.stop();
     await this.storage?.close();
