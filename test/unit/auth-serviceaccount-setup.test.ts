@@ -11,6 +11,7 @@ import {join} from 'node:path';
 import {SignJWT} from 'jose';
 import {createServiceAccountTokens, type ServiceAccountOptions} from '../../src/daemons/apiserver/auth/serviceaccount/setup.js';
 import {keyIdOf} from '../../src/daemons/serving/jwt-keys.js';
+import {legacyClaims, signerFromPem} from '../../src/daemons/controller-manager/controllers/serviceaccount-token.js';
 
 let dir: string;
 const account = {metadata: {name: 'sa', namespace: 'ns', uid: 'u-sa'}};
@@ -58,6 +59,16 @@ describe('service account token set-up', () => {
     // Once the old key is dropped from the key files, its tokens stop working.
     const rotated = await createServiceAccountTokens(base({signingKeyFile: newFile, keyFiles: [newFile]}));
     expect(await rotated.authenticator.authenticateToken(byOld)).toEqual({error: 'service account token: invalid signature'});
+  });
+
+  it('--service-account-lookup decides whether a legacy token needs its secret', async () => {
+    const keyFile = file('legacy.key', pem(generateKeyPairSync('ec', {namedCurve: 'prime256v1'}).privateKey));
+    const token = await signerFromPem(readFileSync(keyFile, 'utf8')).sign(legacyClaims({namespace: 'ns', name: 'sa', uid: 'u-sa'}, 'sa-token-gone'));
+    const lax = await createServiceAccountTokens(base({signingKeyFile: keyFile, keyFiles: [keyFile], lookup: false}));
+    const accepted = await lax.authenticator.authenticateToken(token);
+    expect(accepted && 'user' in accepted && accepted.user.name).toBe('system:serviceaccount:ns:sa');
+    const strict = await createServiceAccountTokens(base({signingKeyFile: keyFile, keyFiles: [keyFile], lookup: true}));
+    expect(await strict.authenticator.authenticateToken(token)).toEqual({error: 'secret "ns/sa-token-gone" holding the token is not found'});
   });
 
   it('warns when the signing key cannot verify its own tokens', async () => {
