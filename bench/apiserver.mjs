@@ -13,10 +13,12 @@
 //   costs at most 25%), and the servers' CPU time per request on/off (Linux /proc), steadier than rates
 //   on a shared machine. VALIDATION_NOISE_FLOOR=1 runs both servers with validation off: the ratios
 //   then show the comparison's own noise.
+// - GET of one pod with a service account token (TokenRequest) against the same GET with the admin
+//   client certificate, in the same run (case `token`). Target: >= 0.8x.
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch,validation,apply: a subset, e.g. to profile one case).
+// (get,list,patch,validation,apply,token: a subset, e.g. to profile one case).
 // - Server-side apply (PATCH application/apply-patch+yaml) of pods: applies that create a pod, and
 //   applies that change a label of each client's own pod, both against POST (create) of the same pod
 //   in the same run: the cost of merging, field sets and conflict checks over a plain create.
@@ -36,7 +38,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -98,7 +100,7 @@ async function main() {
   try {
     for (const engine of ENGINES) {
       if (engine === 'etcd' && !etcd) etcd = await lib.startEtcd();
-      if (['get', 'list', 'patch', 'apply'].some((c) => CASES.has(c))) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (['get', 'list', 'patch', 'apply', 'token'].some((c) => CASES.has(c))) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
       if (CASES.has('validation')) results.push(...(await benchValidation(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('rbac')) results.push(...(await benchRbac(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
@@ -122,6 +124,7 @@ async function loadTsModules() {
     const entries = {
       storage: join(root, 'src/daemons/apiserver/storage/index.ts'),
       etcd: join(root, 'test/helpers/etcd.ts'),
+      pki: join(root, 'src/daemons/apiserver/pki/certificates.ts'),
     };
     await build({
       entryPoints: entries,
@@ -136,8 +139,37 @@ async function loadTsModules() {
     });
     const storage = await import(pathToFileURL(join(out, 'storage.js')).href);
     const etcd = await import(pathToFileURL(join(out, 'etcd.js')).href);
-    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd};
+    const pki = await import(pathToFileURL(join(out, 'pki.js')).href);
+    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd, pki};
   }
+}
+
+/** An OpenID issuer on 127.0.0.1 (discovery and JWKS over HTTPS with its own CA) and a way to mint ID tokens. */
+async function startOidcIssuer(lib, dir) {
+  const {SignJWT, exportJWK, generateKeyPair} = await import('jose');
+  const {writeFileSync} = await import('node:fs');
+  const ca = await lib.pki.generateCa();
+  const cert = await lib.pki.generateServingCertificate(ca, {hosts: ['localhost'], ips: ['127.0.0.1']});
+  const keys = await generateKeyPair('RS256');
+  const jwk = {...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig'};
+  let issuer;
+  const server = createHttpsServer({cert: cert.certPem, key: cert.keyPem}, (req, res) => {
+    res.setHeader('Content-Type', 'application/json');
+    if (req.url === '/.well-known/openid-configuration') return res.end(JSON.stringify({issuer, jwks_uri: `${issuer}/keys`}));
+    if (req.url === '/keys') return res.end(JSON.stringify({keys: [jwk]}));
+    res.statusCode = 404;
+    res.end('{}');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  issuer = `https://127.0.0.1:${server.address().port}`;
+  const caFile = join(dir, 'oidc-ca.crt');
+  writeFileSync(caFile, ca.certPem);
+  const token = () => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({iss: issuer, aud: 'bench', email: 'bench@example.com', iat: now, exp: now + 3600}).setProtectedHeader({alg: 'RS256', kid: 'k1'}).sign(keys.privateKey);
+  };
+  return {issuer, caFile, token, close: () => server.close()};
 }
 
 async function benchEngine(engine, etcdEndpoint, lib) {
@@ -145,6 +177,9 @@ async function benchEngine(engine, etcdEndpoint, lib) {
   const port = await freePort();
   const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
   if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
+  // The token case also measures OIDC ID tokens: an OpenID issuer on loopback (HTTPS, keys by jose).
+  const oidc = CASES.has('token') ? await startOidcIssuer(lib, dataDir) : undefined;
+  if (oidc) args.push('--oidc-issuer-url', oidc.issuer, '--oidc-client-id', 'bench', '--oidc-ca-file', oidc.caFile, '--oidc-username-claim', 'email');
   // SERVER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the server.
   const nodeArgs = (process.env.SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
   const server = spawn(process.execPath, [...nodeArgs, ...args], {cwd: root, stdio: ['ignore', 'ignore', 'pipe']});
@@ -204,6 +239,27 @@ async function benchEngine(engine, etcdEndpoint, lib) {
         () => send(bareAgent, bareUrl, 'GET', getPath),
       );
       rows.push(row(engine, 'GET one pod', getOrch, 'bare https', getBare, 0.5));
+    }
+    if (CASES.has('token')) {
+      // A service account token (TokenRequest) against the admin client certificate, same GET.
+      const sa = await orch('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: 'bench'}}), 'application/json');
+      if (sa.status !== 201) throw new Error(`service account create failed: ${sa.status} ${sa.body}`);
+      const issued = await orch('POST', '/api/v1/namespaces/default/serviceaccounts/bench/token', JSON.stringify({apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {}}), 'application/json');
+      const token = JSON.parse(issued.body).status?.token;
+      if (!token) throw new Error(`token request failed: ${issued.status} ${issued.body}`);
+      const tokenAgent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca});
+      agents.push(tokenAgent);
+      const [getToken, getCert] = await interleaved(
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, {authorization: `Bearer ${token}`}),
+        () => orch('GET', getPath),
+      );
+      rows.push(row(engine, 'GET one pod, SA token', getToken, 'same GET, client cert', getCert, 0.8));
+      const idToken = await oidc.token();
+      const [getOidc, getCert2] = await interleaved(
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, {authorization: `Bearer ${idToken}`}),
+        () => orch('GET', getPath),
+      );
+      rows.push(row(engine, 'GET one pod, OIDC token', getOidc, 'same GET, client cert', getCert2, 0.8));
     }
     if (CASES.has('list')) {
       const [listOrch, listBare] = await interleaved(

@@ -52,7 +52,7 @@ import {
   type Filter,
   type MaxInFlightFilter,
 } from './filters/index.js';
-import {createAuthentication, type AuthenticationOptions} from './auth/config.js';
+import {createAuthentication, type AuthenticationOptions, type AuthenticationSetup} from './auth/config.js';
 import type {ServiceAccountOptions} from './auth/serviceaccount/setup.js';
 import {discoveryDocument, issuerDiscovery, JWKS_PATH, type IssuerDiscovery} from './auth/serviceaccount/discovery.js';
 import {serveIssuerDiscovery, storeObjectGetter} from './auth/serviceaccount/serving.js';
@@ -95,6 +95,12 @@ export interface ApiServerConfig extends SecureServingOptions {
   anonymousAuth: boolean;
   clientCaFile?: string;
   tokenAuthFile?: string;
+  /** `--enable-bootstrap-token-auth`. */
+  enableBootstrapTokenAuth?: boolean;
+  /** `--requestheader-*`. */
+  requestHeader?: AuthenticationOptions['requestHeader'];
+  /** Internal (no option, as upstream): the token success cache TTL; tests that delete accounts set 0. */
+  tokenCacheTtlMs?: number;
   /** `--oidc-*`. */
   oidc?: AuthenticationOptions['oidc'];
   /** `--authentication-token-webhook-*` (timeoutMs: internal, for tests). */
@@ -158,6 +164,7 @@ export class ApiServer {
   private storeReachable = false;
   private agentTls: AgentTls = {};
   private clientCaPems: string[] = [];
+  private requestHeaderInfo?: AuthenticationSetup['requestHeader'];
   private issuerDiscovery?: () => Promise<IssuerDiscovery>;
   private tokenServices?: TokenServices;
   private readonly createdAt = Date.now();
@@ -209,6 +216,9 @@ export class ApiServer {
       tokenAuthFile: c.tokenAuthFile,
       tokenWebhook: c.tokenWebhook,
       oidc: c.oidc,
+      tokenCacheTtlMs: c.tokenCacheTtlMs,
+      requestHeader: c.requestHeader,
+      bootstrapTokens: c.enableBootstrapTokenAuth ? {getObject: storeObjectGetter(store, c.keyPrefix), log: (m) => log.v(3).info(m)} : undefined,
       serviceAccounts: {
         lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 0,
         ...c.serviceAccounts,
@@ -217,7 +227,8 @@ export class ApiServer {
         getObject: storeObjectGetter(store, c.keyPrefix),
       },
     });
-    if (auth.serviceAccounts) {
+    // Upstream serves issuer discovery only for an https issuer URL (OIDC needs one).
+    if (auth.serviceAccounts && auth.serviceAccounts.issuers[0].startsWith('https://')) {
       const sa = auth.serviceAccounts;
       // Built on first use: the JWKS URI names the port, known once the server listens.
       let documents: Promise<IssuerDiscovery> | undefined;
@@ -227,6 +238,7 @@ export class ApiServer {
     for (const warning of auth.warnings) log.warning(warning);
     this.authenticator = auth.authenticator;
     this.clientCaPems = auth.clientCaPems;
+    this.requestHeaderInfo = auth.requestHeader;
     this.rbac = new RbacInformer(store, c.keyPrefix, (error) => log.v(2).info('RBAC informer error', 'err', error));
     this.authorizer = await this.authorization(store);
 
@@ -258,7 +270,7 @@ export class ApiServer {
     });
 
     this.installHealthChecks();
-    await this.listen(key, cert, auth.clientCaPems);
+    await this.listen(key, cert, [...auth.clientCaPems, ...(auth.requestHeader?.caPems ?? [])]);
     await this.writeAdminOrchconfig(caPem);
     log.info('Serving securely', 'address', this.url, 'orchconfig', c.orchconfigPath);
 
@@ -398,7 +410,7 @@ export class ApiServer {
     hooks.add('scheduling/bootstrap-system-priority-classes', async () => retry(() => bootstrapPriorityClasses(store, {keyPrefix})));
     hooks.add('start-cluster-authentication-info-controller', async () => {
       // After the bootstrap controller has made orch-system.
-      await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems));
+      await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems, this.requestHeaderInfo));
     });
     // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
     // complete at once so the check names stay those of the seed.
@@ -436,6 +448,9 @@ export class ApiServer {
     ];
     const serve = async (req: AnyRequest, res: ServerResponse) => {
       const outcome = await authenticator.authenticateRequestAsync(req);
+      // A front proxy's identity headers are believed only as the proxy's; nobody after this sees them.
+      const proxy = c.requestHeader ? authenticator.requestHeader : undefined;
+      if (proxy) for (const name of Object.keys(req.headers)) if (proxy.isIdentityHeader(name)) delete req.headers[name];
       if (!outcome.user) {
         if (outcome.error) log.v(2).info('Unable to authenticate the request', 'err', outcome.error);
         return writeStatusObject(res, unauthorizedStatus());
