@@ -13,10 +13,12 @@
 //   costs at most 25%), and the servers' CPU time per request on/off (Linux /proc), steadier than rates
 //   on a shared machine. VALIDATION_NOISE_FLOOR=1 runs both servers with validation off: the ratios
 //   then show the comparison's own noise.
+// - GET of one pod with a service account token (TokenRequest) against the same GET with the admin
+//   client certificate, in the same run (case `token`). Target: >= 0.8x.
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch,validation,apply,audit,encryption: a subset, e.g. to profile one case).
+// (get,list,patch,validation,apply,rbac,token,audit,encryption: a subset, e.g. to profile one case).
 // - Server-side apply (PATCH application/apply-patch+yaml) of pods: applies that create a pod, and
 //   applies that change a label of each client's own pod, both against POST (create) of the same pod
 //   in the same run: the cost of merging, field sets and conflict checks over a plain create.
@@ -36,7 +38,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,audit,encryption').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token,audit,encryption').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -98,8 +100,9 @@ async function main() {
   try {
     for (const engine of ENGINES) {
       if (engine === 'etcd' && !etcd) etcd = await lib.startEtcd();
-      if (CASES.has('get') || CASES.has('list') || CASES.has('patch')) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (['get', 'list', 'patch', 'apply', 'token'].some((c) => CASES.has(c))) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
       if (CASES.has('validation')) results.push(...(await benchValidation(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('rbac')) results.push(...(await benchRbac(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('audit')) results.push(...(await benchAudit(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('encryption')) results.push(...(await benchEncryption(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
@@ -123,6 +126,7 @@ async function loadTsModules() {
     const entries = {
       storage: join(root, 'src/daemons/apiserver/storage/index.ts'),
       etcd: join(root, 'test/helpers/etcd.ts'),
+      pki: join(root, 'src/daemons/apiserver/pki/certificates.ts'),
     };
     await build({
       entryPoints: entries,
@@ -137,8 +141,37 @@ async function loadTsModules() {
     });
     const storage = await import(pathToFileURL(join(out, 'storage.js')).href);
     const etcd = await import(pathToFileURL(join(out, 'etcd.js')).href);
-    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd};
+    const pki = await import(pathToFileURL(join(out, 'pki.js')).href);
+    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd, pki};
   }
+}
+
+/** An OpenID issuer on 127.0.0.1 (discovery and JWKS over HTTPS with its own CA) and a way to mint ID tokens. */
+async function startOidcIssuer(lib, dir) {
+  const {SignJWT, exportJWK, generateKeyPair} = await import('jose');
+  const {writeFileSync} = await import('node:fs');
+  const ca = await lib.pki.generateCa();
+  const cert = await lib.pki.generateServingCertificate(ca, {hosts: ['localhost'], ips: ['127.0.0.1']});
+  const keys = await generateKeyPair('RS256');
+  const jwk = {...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig'};
+  let issuer;
+  const server = createHttpsServer({cert: cert.certPem, key: cert.keyPem}, (req, res) => {
+    res.setHeader('Content-Type', 'application/json');
+    if (req.url === '/.well-known/openid-configuration') return res.end(JSON.stringify({issuer, jwks_uri: `${issuer}/keys`}));
+    if (req.url === '/keys') return res.end(JSON.stringify({keys: [jwk]}));
+    res.statusCode = 404;
+    res.end('{}');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  issuer = `https://127.0.0.1:${server.address().port}`;
+  const caFile = join(dir, 'oidc-ca.crt');
+  writeFileSync(caFile, ca.certPem);
+  const token = () => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({iss: issuer, aud: 'bench', email: 'bench@example.com', iat: now, exp: now + 3600}).setProtectedHeader({alg: 'RS256', kid: 'k1'}).sign(keys.privateKey);
+  };
+  return {issuer, caFile, token, close: () => server.close()};
 }
 
 async function benchEngine(engine, etcdEndpoint, lib) {
@@ -146,6 +179,9 @@ async function benchEngine(engine, etcdEndpoint, lib) {
   const port = await freePort();
   const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
   if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
+  // The token case also measures OIDC ID tokens: an OpenID issuer on loopback (HTTPS, keys by jose).
+  const oidc = CASES.has('token') ? await startOidcIssuer(lib, dataDir) : undefined;
+  if (oidc) args.push('--oidc-issuer-url', oidc.issuer, '--oidc-client-id', 'bench', '--oidc-ca-file', oidc.caFile, '--oidc-username-claim', 'email');
   // SERVER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the server.
   const nodeArgs = (process.env.SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
   const server = spawn(process.execPath, [...nodeArgs, ...args], {cwd: root, stdio: ['ignore', 'ignore', 'pipe']});
@@ -158,7 +194,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
     const creds = await waitForOrchconfig(join(dataDir, 'admin.orchconfig'), server, () => log);
     const agent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
     agents.push(agent);
-    const orch = (method, path, body, contentType) => send(agent, creds.server, method, path, body, contentType);
+    const orch = (method, path, body, contentType, headers) => send(agent, creds.server, method, path, body, contentType, headers);
     await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
 
     // 1,000 pods, written by 32 clients.
@@ -205,6 +241,27 @@ async function benchEngine(engine, etcdEndpoint, lib) {
         () => send(bareAgent, bareUrl, 'GET', getPath),
       );
       rows.push(row(engine, 'GET one pod', getOrch, 'bare https', getBare, 0.5));
+    }
+    if (CASES.has('token')) {
+      // A service account token (TokenRequest) against the admin client certificate, same GET.
+      const sa = await orch('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: 'bench'}}), 'application/json');
+      if (sa.status !== 201) throw new Error(`service account create failed: ${sa.status} ${sa.body}`);
+      const issued = await orch('POST', '/api/v1/namespaces/default/serviceaccounts/bench/token', JSON.stringify({apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {}}), 'application/json');
+      const token = JSON.parse(issued.body).status?.token;
+      if (!token) throw new Error(`token request failed: ${issued.status} ${issued.body}`);
+      const tokenAgent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca});
+      agents.push(tokenAgent);
+      const [getToken, getCert] = await interleaved(
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, {authorization: `Bearer ${token}`}),
+        () => orch('GET', getPath),
+      );
+      rows.push(row(engine, 'GET one pod, SA token', getToken, 'same GET, client cert', getCert, 0.8));
+      const idToken = await oidc.token();
+      const [getOidc, getCert2] = await interleaved(
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, {authorization: `Bearer ${idToken}`}),
+        () => orch('GET', getPath),
+      );
+      rows.push(row(engine, 'GET one pod, OIDC token', getOidc, 'same GET, client cert', getCert2, 0.8));
     }
     if (CASES.has('list')) {
       const [listOrch, listBare] = await interleaved(
@@ -282,12 +339,12 @@ async function benchEngine(engine, etcdEndpoint, lib) {
 }
 
 /** An `orch apiserver` process on a fresh data directory; `env` adds environment variables. */
-async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = () => []) {
+async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = []) {
   const dataDir = mkdtempSync(join(tmpdir(), `orch-bench-${engine}-`));
   const port = await freePort();
-  const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
+  // extraArgs: a list, or a function of the data directory (for options naming files written there).
+  const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(typeof extraArgs === 'function' ? extraArgs(dataDir) : extraArgs)];
   if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
-  args.push(...extraArgs(dataDir));
   const server = spawn(process.execPath, args, {cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, ...env}});
   let log = '';
   server.stderr.on('data', (c) => (log = (log + c).slice(-5000)));
@@ -304,7 +361,7 @@ async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = () => []) {
   try {
     const creds = await waitForOrchconfig(join(dataDir, 'admin.orchconfig'), server, () => log);
     agent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
-    const orch = (method, path, body, contentType) => send(agent, creds.server, method, path, body, contentType);
+    const orch = (method, path, body, contentType, headers) => send(agent, creds.server, method, path, body, contentType, headers);
     await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
     return {orch, stop, log: () => log, pid: server.pid};
   } catch (error) {
@@ -368,6 +425,48 @@ async function benchValidation(engine, etcdEndpoint) {
   } finally {
     await on.stop();
     await off.stop();
+  }
+}
+
+/**
+ * GET of one pod by a user RBAC allows (a token user bound to `view`), with 1,000 other roles and
+ * bindings in the cluster, against the same GET on a server with AlwaysAllow, in the same run.
+ */
+async function benchRbac(engine, etcdEndpoint) {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-bench-rbac-'));
+  const tokenFile = join(dir, 'tokens.csv');
+  writeFileSync(tokenFile, 'bench-token,bench,1\n');
+  const rbac = await startOrch(engine, etcdEndpoint, {}, ['--authorization-mode', 'RBAC', '--token-auth-file', tokenFile]);
+  const open = await startOrch(engine, etcdEndpoint, {}, ['--authorization-mode', 'AlwaysAllow', '--token-auth-file', tokenFile]);
+  try {
+    const RBAC = '/apis/rbac.orch.io/v1/namespaces/default';
+    const post = async (server, path, object) => {
+      const r = await server.orch('POST', path, JSON.stringify(object), 'application/json');
+      if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.body}`);
+    };
+    for (let i = 0; i < 1000; i++) {
+      await post(rbac, `${RBAC}/roles`, {apiVersion: 'rbac.orch.io/v1', kind: 'Role', metadata: {name: `r-${i}`}, rules: [{apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: [`cm-${i}`]}]});
+      await post(rbac, `${RBAC}/rolebindings`, {
+        apiVersion: 'rbac.orch.io/v1', kind: 'RoleBinding', metadata: {name: `b-${i}`},
+        roleRef: {apiGroup: 'rbac.orch.io', kind: 'Role', name: `r-${i}`}, subjects: [{apiGroup: 'rbac.orch.io', kind: 'User', name: `user-${i}`}],
+      });
+    }
+    // The bench user's binding last, so a request walks the namespace's bindings before it is allowed.
+    await post(rbac, `${RBAC}/rolebindings`, {
+      apiVersion: 'rbac.orch.io/v1', kind: 'RoleBinding', metadata: {name: 'zz-bench-view'},
+      roleRef: {apiGroup: 'rbac.orch.io', kind: 'ClusterRole', name: 'view'}, subjects: [{apiGroup: 'rbac.orch.io', kind: 'User', name: 'bench'}],
+    });
+    const pod = JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name: 'p'}, spec: {containers: [{name: 'c', image: 'nginx:1.27'}]}});
+    for (const server of [rbac, open]) await post(server, PODS, JSON.parse(pod));
+    const asBench = {authorization: 'Bearer bench-token'};
+    await waitUntil(async () => (await rbac.orch('GET', `${PODS}/p`, undefined, undefined, asBench)).status === 200, 'the bench user allowed', 20_000);
+    const get = (server) => () => server.orch('GET', `${PODS}/p`, undefined, undefined, asBench);
+    const [withRbac, withAlwaysAllow] = await interleaved(get(rbac), get(open));
+    return [row(engine, 'GET pod, RBAC 1,000 roles', withRbac, 'AlwaysAllow', withAlwaysAllow, 0.85)];
+  } finally {
+    await rbac.stop();
+    await open.stop();
+    rmSync(dir, {recursive: true, force: true});
   }
 }
 
@@ -540,9 +639,9 @@ function printTable(rows) {
   }
 }
 
-function send(agent, base, method, path, body, contentType) {
+function send(agent, base, method, path, body, contentType, extraHeaders = {}) {
   return new Promise((resolve, reject) => {
-    const headers = {accept: 'application/json'};
+    const headers = {accept: 'application/json', ...extraHeaders};
     if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
     const req = request(new URL(path, base), {method, agent, headers, timeout: 30_000}, (res) => {
       const chunks = [];

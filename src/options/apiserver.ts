@@ -506,7 +506,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'enable-bootstrap-token-auth', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Accept bootstrap token secrets from the system namespace (orch-system) for TLS bootstrapping.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authentication-config', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -575,37 +575,37 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'requestheader-client-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'CA bundle a proxy\'s client certificate must chain to before its identity headers are believed.',
-    section: AUTHN, implemented: false,
+    section: AUTHN, implemented: true,
   },
   {
     name: 'requestheader-allowed-names', type: 'strings', seedType: 'strings', seedDefault: 'none',
     repeatable: true,
     help: 'Common names a proxy certificate may have; any is fine when empty.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'requestheader-username-headers', type: 'strings', seedType: 'strings', seedDefault: 'none',
     repeatable: true,
     help: 'Headers carrying the user name from a trusted proxy, e.g. X-Remote-User.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'requestheader-group-headers', type: 'strings', seedType: 'strings', seedDefault: 'none',
     repeatable: true,
     help: 'Headers carrying groups from a trusted proxy, e.g. X-Remote-Group.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'requestheader-extra-headers-prefix', type: 'strings', seedType: 'strings', seedDefault: 'none',
     repeatable: true,
     help: 'Header prefixes carrying extra user attributes, e.g. X-Remote-Extra-.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'requestheader-uid-headers', type: 'strings', seedType: 'strings', seedDefault: 'none',
     repeatable: true,
     help: 'Headers carrying the user UID from a trusted proxy, e.g. X-Remote-Uid.', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-account-issuer', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
@@ -655,7 +655,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'authorization-config', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'File configuring the authorizer chain (instead of the mode and webhook options).', section: AUTHZ,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authorization-policy-file', type: 'string', seedType: 'string', seedDefault: 'none',

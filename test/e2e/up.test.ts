@@ -160,7 +160,8 @@ describe('orch up dashboard on a terminal', () => {
     const p = await ports();
     // CI set as on a CI runner: on a terminal the dashboard is drawn all the same.
     const cmd = ['env', 'CI=true', process.execPath, orchBin, ...upArgs(join(dir, 'data'), p)].map((a) => `'${a}'`).join(' ');
-    execFileSync('tmux', ['-L', socket, 'new-session', '-d', '-x', '200', '-y', '120', '-s', 'main', cmd]);
+    // Tall enough for the log lines above the dashboard (every controller's start line) and its readyz checks.
+    execFileSync('tmux', ['-L', socket, 'new-session', '-d', '-x', '200', '-y', '250', '-s', 'main', cmd]);
     const screen = await until(
       'the dashboard to show the leader',
       () => {

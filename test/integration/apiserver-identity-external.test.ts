@@ -13,8 +13,9 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {SignJWT, UnsecuredJWT, exportJWK, generateKeyPair, type KeyLike} from 'jose';
 import {selectNames} from '../../src/api/names.js';
-import {startApiServer, kubectl} from '../helpers/apiserver.js';
-import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {configureKlog} from '../../src/lib/klog.js';
+import {ApiClient, readAdminOrchconfig, startApiServer, kubectl} from '../helpers/apiserver.js';
+import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/apiserver/pki/certificates.js';
 
 selectNames('kubernetes');
 
@@ -28,6 +29,7 @@ let rsa: {privateKey: KeyLike; publicKey: KeyLike};
 let es384: {privateKey: KeyLike; publicKey: KeyLike};
 let stranger: {privateKey: KeyLike; publicKey: KeyLike};
 let jwks: {keys: object[]};
+let proxyCa: KeyPairPem;
 
 /** The webhook's answers by token. */
 function answer(review: any): {body?: string; hang?: boolean} {
@@ -89,6 +91,9 @@ beforeAll(async () => {
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
   const port = (webhook.address() as {port: number}).port;
   issuer = `https://127.0.0.1:${port}`;
+  proxyCa = await generateCa({commonName: 'front-proxy-ca'});
+  const proxyCaFile = join(dir, 'front-proxy-ca.crt');
+  writeFileSync(proxyCaFile, proxyCa.certPem);
   const caFile = join(dir, 'oidc-ca.crt');
   writeFileSync(caFile, ca.certPem);
   const configFile = join(dir, 'webhook.yaml');
@@ -102,6 +107,10 @@ beforeAll(async () => {
     engine: 'sqlite',
     config: {
       authorizationModes: ['RBAC'],
+      requestHeader: {
+        clientCaFile: proxyCaFile, allowedNames: ['front-proxy'], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'],
+        extraHeaderPrefixes: ['X-Remote-Extra-'], uidHeaders: ['X-Remote-Uid'],
+      },
       tokenWebhook: {configFile, version: 'v1', cacheTtlMs: 60_000, timeoutMs: 1500},
       oidc: {
         issuerUrl: issuer, clientId: CLIENT_ID, caFile, usernameClaim: 'email', groupsClaim: 'groups', groupsPrefix: 'oidc:',
@@ -187,4 +196,60 @@ describe('OpenID Connect ID tokens', () => {
     // Still serving good tokens.
     expect((await selfReview(await idToken(claims()))).status).toBe(201);
   }, 30_000);
+});
+
+describe('a front proxy (--requestheader-*)', () => {
+  const identityHeaders = {'X-Remote-User': 'carol', 'X-Remote-Group': 'ops', 'X-Remote-Uid': 'c-7', 'X-Remote-Extra-Scopes%2fRead': 'pods'};
+  const asCert = (cert: KeyPairPem) => new ApiClient({...readAdminOrchconfig(s.orchconfigPath), certPem: cert.certPem, keyPem: cert.keyPem});
+  const whoamiWith = async (client: ApiClient, headers: Record<string, string>) => {
+    const r = await client.post('/apis/authentication.k8s.io/v1/selfsubjectreviews', {apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview'}, {headers});
+    client.close();
+    return r;
+  };
+
+  it('believes the identity headers of the proxy certificate, and publishes its settings', async () => {
+    const proxy = await generateClientCertificate(proxyCa, {user: 'front-proxy'});
+    const r = await whoamiWith(asCert(proxy), identityHeaders);
+    expect(r.status).toBe(201);
+    expect(r.body.status.userInfo).toEqual({username: 'carol', uid: 'c-7', groups: ['ops', 'system:authenticated'], extra: {'scopes/read': ['pods']}});
+    const cm = await s.client.get('/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication');
+    expect(cm.body.data).toMatchObject({
+      'requestheader-username-headers': '["X-Remote-User"]', 'requestheader-group-headers': '["X-Remote-Group"]',
+      'requestheader-extra-headers-prefix': '["X-Remote-Extra-"]', 'requestheader-uid-headers': '["X-Remote-Uid"]',
+      'requestheader-allowed-names': '["front-proxy"]',
+    });
+    expect(cm.body.data['requestheader-client-ca-file']).toContain(proxyCa.certPem.trim().split('\n')[1]);
+  }, 20_000);
+
+  it('ignores the headers from anyone else: a proxy name not allowed gets 401, a cluster client stays itself', async () => {
+    const rogue = await generateClientCertificate(proxyCa, {user: 'rogue-proxy'});
+    expect((await whoamiWith(asCert(rogue), identityHeaders)).status).toBe(401);
+    const admin = await s.client.post('/apis/authentication.k8s.io/v1/selfsubjectreviews', {apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview'}, {headers: identityHeaders});
+    expect(admin.body.status.userInfo.username).toBe('orch-admin');
+    const anonymous = await s.client.as({clientCert: false}).post('/apis/authentication.k8s.io/v1/selfsubjectreviews', {apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview'}, {headers: identityHeaders});
+    expect(anonymous.status).toBe(403);
+    expect(anonymous.body.message).toContain('system:anonymous');
+  }, 20_000);
+});
+
+describe('logs', () => {
+  it('say why a token was refused at -v 10, and never show the token', async () => {
+    const lines: string[] = [];
+    configureKlog({verbosity: 10, out: (l) => lines.push(l), err: (l) => lines.push(l)});
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      const expired = await new SignJWT({iss: issuer, aud: CLIENT_ID, email: 'jane@example.com', hd: 'example.com', iat: now - 7200, exp: now - 3600})
+        .setProtectedHeader({alg: 'RS256', kid: 'rsa-1'}).sign(rsa.privateKey);
+      const tokens = [expired, 'garbage-token', 'denied-token', 'abcdef.0123456789abcdef', 'x'.repeat(40)];
+      for (const token of tokens) expect((await selfReview(token)).status).toBe(401);
+      expect((await selfReview('alice-token')).status).toBe(201);
+      const text = lines.join('');
+      expect(text).toContain('Unable to authenticate the request');
+      expect(text).toContain('exp');
+      for (const token of [...tokens, 'alice-token']) expect(text.includes(token)).toBe(false);
+      expect(text.includes(expired.split('.')[1])).toBe(false);
+    } finally {
+      configureKlog({verbosity: 0, out: () => undefined, err: () => undefined});
+    }
+  }, 20_000);
 });

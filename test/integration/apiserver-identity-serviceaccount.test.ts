@@ -60,6 +60,9 @@ beforeAll(async () => {
     engine: 'sqlite',
     config: {
       authorizationModes: ['RBAC'],
+      // No success cache: the tests below delete accounts, pods and secrets and expect it at once.
+      tokenCacheTtlMs: 0,
+      enableBootstrapTokenAuth: true,
       serviceAccounts: {issuers: [ISSUER, 'https://old-issuer.test.example'], lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 7200},
     },
   });
@@ -89,6 +92,7 @@ describe('bound service account tokens', () => {
     const r = await s.client.post(`/api/v1/namespaces/${ns}/serviceaccounts/robot/token`, {apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {expirationSeconds: 86400}});
     expect(r.status).toBe(201);
     expect(r.body.spec.expirationSeconds).toBe(7200);
+    expect(r.headers.warning).toBe('299 - "requested expiration of 86400 seconds shortened to 7200 seconds"');
     expect(r.body.spec.audiences).toEqual([ISSUER, 'https://old-issuer.test.example']);
     const left = Date.parse(r.body.status.expirationTimestamp) - Date.now();
     expect(left).toBeGreaterThan(7000_000);
@@ -283,3 +287,30 @@ describe('the controller manager\'s /metrics with service account tokens (delega
     expect((await scrape('not.a.token')).status).toBe(401);
   }, 30_000);
 });
+
+describe('bootstrap tokens (--enable-bootstrap-token-auth)', () => {
+  const b64 = (v: string) => Buffer.from(v).toString('base64');
+  const tokenSecret = (id: string, data: Record<string, string>) => s.client.post('/api/v1/namespaces/kube-system/secrets', {
+    apiVersion: 'v1', kind: 'Secret', type: 'bootstrap.kubernetes.io/token', metadata: {name: `bootstrap-token-${id}`},
+    data: Object.fromEntries(Object.entries({'token-id': id, ...data}).map(([k, v]) => [k, b64(v)])),
+  });
+
+  it('kubectl auth whoami shows system:bootstrap:<id>; expired, unusable and wrong tokens get 401', async () => {
+    const later = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const earlier = new Date(Date.now() - 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    expect((await tokenSecret('abcdef', {'token-secret': '0123456789abcdef', expiration: later, 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': 'system:bootstrappers:worker'})).status).toBe(201);
+    expect((await tokenSecret('expird', {'token-secret': '0123456789abcdef', expiration: earlier, 'usage-bootstrap-authentication': 'true'})).status).toBe(201);
+    expect((await tokenSecret('nouse0', {'token-secret': '0123456789abcdef', 'usage-bootstrap-signing': 'true'})).status).toBe(201);
+    const me = await whoami('abcdef.0123456789abcdef');
+    expect(me.stderr).toBe('');
+    expect(me.user).toEqual({username: 'system:bootstrap:abcdef', groups: ['system:bootstrappers', 'system:bootstrappers:worker', 'system:authenticated']});
+    for (const token of ['expird.0123456789abcdef', 'nouse0.0123456789abcdef', 'abcdef.0123456789abcdee', 'zzzzzz.0123456789abcdef']) {
+      expect([token, await refusedStatus(token)]).toEqual([token, 401]);
+    }
+  }, 30_000);
+});
+
+async function refusedStatus(token: string): Promise<number> {
+  const r = await s.client.as({clientCert: false, token}).post('/apis/authentication.k8s.io/v1/selfsubjectreviews', {apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview'});
+  return r.status;
+}

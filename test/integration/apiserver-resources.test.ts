@@ -198,6 +198,22 @@ describe('every group through kubectl', () => {
     expect(handler.stderr).toContain('handler: Invalid value: "crun": field is immutable');
   });
 
+  it.each([
+    ['a volume without a source', {apiVersion: 'v1', kind: 'PersistentVolume', metadata: meta('no-source'), spec: {capacity: {storage: '1Gi'}, accessModes: ['ReadWriteOnce']}},
+      'spec: Required value: must specify a volume type'],
+    ['an HPA metric without its source', {apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: meta('no-metric', true), spec: {scaleTargetRef: {kind: 'Deployment', name: 'x'}, maxReplicas: 2, metrics: [{type: 'Resource'}]}},
+      'spec.metrics[0].resource: Required value: must populate information for the given metric source'],
+    ['a PDB with both bounds', {apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: meta('both', true), spec: {minAvailable: 1, maxUnavailable: 1}},
+      'minAvailable and maxUnavailable cannot be both set'],
+  ])('refuses %s with upstream\'s 422, storing nothing', async (_what, object, message) => {
+    const r = await k(['create', '-f', manifest(`bad-${object.metadata.name}.json`, object)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('is invalid');
+    expect(r.stderr).toContain(message);
+    const group = String(object.apiVersion).includes('/') ? `.${String(object.apiVersion).split('/')[0]}` : '';
+    expect((await k(['get', `${object.kind.toLowerCase()}${group}`, object.metadata.name])).stderr).toContain('NotFound');
+  });
+
   it('creates objects with kubectl generator commands, which send protobuf', async () => {
     expect(await ok(['create', 'ingress', 'gen-ing', '--class=nginx', '--rule=foo.com/bar*=svc:8080,tls=cert'])).toBe(`ingress.${g.networking}/gen-ing created\n`);
     expect((await getJson([`ingress.${g.networking}`, 'gen-ing'])).spec).toEqual({
@@ -209,6 +225,9 @@ describe('every group through kubectl', () => {
     expect(await ok(['create', 'quota', 'gen-quota', '--hard=pods=2,limits.cpu=1'])).toBe('resourcequota/gen-quota created\n');
     expect(await ok(['create', 'priorityclass', 'gen-pc', '--value=100', '--preemption-policy=Never'])).toBe(`priorityclass.${g.scheduling}/gen-pc created\n`);
     expect(await getJson(['priorityclass', 'gen-pc'])).toMatchObject({value: 100, preemptionPolicy: 'Never'});
+    await ok(['create', 'deployment', 'gen-web', '--image=nginx']);
+    expect(await ok(['autoscale', 'deployment', 'gen-web', '--max=4', '--cpu-percent=55'])).toBe('horizontalpodautoscaler.autoscaling/gen-web autoscaled\n');
+    expect((await getJson(['hpa', 'gen-web'])).spec.metrics).toEqual([{type: 'Resource', resource: {name: 'cpu', target: {type: 'Utilization', averageUtilization: 55}}}]);
     expect((await getJson(['quota', 'gen-quota'])).spec.hard).toEqual({pods: '2', 'limits.cpu': '1'});
   });
 
@@ -284,6 +303,11 @@ describe('subresources and reviews', () => {
       {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'guarded', labels: {app: 'guarded'}}, spec: {containers: [{name: 'c', image: 'busybox'}]}},
       {apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: {name: 'guard'}, spec: {minAvailable: 1, selector: {matchLabels: {app: 'guarded'}}}})]);
     await ok(['patch', 'pod', 'guarded', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}']);
+    const early = JSON.stringify({apiVersion: 'policy/v1', kind: 'Eviction', metadata: {name: 'guarded', namespace: 'default'}});
+    // No disruption controller has looked at the budget yet (observedGeneration < generation): refused too.
+    const unprocessed = await server.client.post('/api/v1/namespaces/default/pods/guarded/eviction', JSON.parse(early));
+    expect(unprocessed.status).toBe(429);
+    expect(unprocessed.body.details.causes[0].message).toBe('The disruption budget guard is still being processed by the server.');
     const budgetStatus = (allowed: number) => JSON.stringify({status: {observedGeneration: 1, disruptionsAllowed: allowed, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1}});
     await ok(['patch', 'pdb', 'guard', '--subresource=status', '--type=merge', '-p', budgetStatus(0)]);
     const eviction = JSON.stringify({apiVersion: 'policy/v1', kind: 'Eviction', metadata: {name: 'guarded', namespace: 'default'}});
@@ -425,6 +449,13 @@ describe('subresources and reviews', () => {
     const v1 = await getJson([`events.${g.events}`, 'core-ev']);
     expect(v1).toMatchObject({apiVersion: `${g.events}/v1`, kind: 'Event', regarding: {kind: 'Pod', name: 'p'}, note: 'pulled it', deprecatedCount: 3, reason: 'Pulled'});
     expect(v1.involvedObject).toBeUndefined();
+    // events/v1 creates are held to the new API's rules; the store keeps nothing of a refused one.
+    const strict = await k(['create', '-f', manifest('bad-event.json', {apiVersion: `${g.events}/v1`, kind: 'Event', metadata: meta('bad-ev', true), reason: 'R', type: 'Odd', regarding: {kind: 'Pod', name: 'p'}})]);
+    expect(strict.code).toBe(1);
+    for (const text of ['eventTime: Required value', 'reportingController: Required value', 'action: Required value', 'type: Invalid value: "": has invalid value: Odd']) {
+      expect(strict.stderr).toContain(text);
+    }
+    expect((await k(['get', 'event', 'bad-ev'])).stderr).toContain('NotFound');
   });
 
   it('adds ephemeral containers and resizes through their own subresources only', async () => {

@@ -254,6 +254,11 @@ export function customResourceSuite(nameSet: NameSetId): void {
       expect(again.stderr).toBe('');
       expect(again).toMatchObject({code: 0, stdout: 'widget.example.com/w4 configured\n'});
       expect((await getJson(['widget', 'w4'])).spec).toEqual({size: 4, color: 'red', replicas: 1, tags: ['x']});
+      // kubectl diff (a server-side dry run) shows the change.
+      const diff = await k(['diff', '-f', manifest('w4b.yaml', widget('w4', {size: 5, tags: ['x']}))]);
+      expect(diff.code).toBe(1);
+      expect(diff.stdout).toMatch(/^-\s+size: 4$/m);
+      expect(diff.stdout).toMatch(/^\+\s+size: 5$/m);
     });
 
     it('defaults stored objects on read when the CRD gains a default', async () => {

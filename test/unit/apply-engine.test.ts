@@ -262,6 +262,21 @@ describe('ownership', () => {
     });
   });
 
+  it('keeps at most 10 Update entries: the oldest merge into ancient-changes', () => {
+    let managers: Manager[] = [];
+    let live: JsonObject = deployment({});
+    for (let i = 0; i < 12; i++) {
+      const next = deployment({ ...(live.spec as JsonObject), [`f${i}`]: i });
+      managers = recordUpdate({ ...base, live, next, managers, manager: `m${i}`, time: `2024-01-01T00:00:${String(i).padStart(2, '0')}Z` });
+      live = next;
+    }
+    expect(managers).toHaveLength(10);
+    const ancient = managers.find((m) => m.manager === 'ancient-changes')!;
+    expect(ancient.set.paths().map(pathString)).toEqual(['.spec.f0', '.spec.f1', '.spec.f2']);
+    expect(ancient.time).toBe('2024-01-01T00:00:02Z');
+    expect(managers.map((m) => m.manager)).not.toContain('m2');
+  });
+
   it('status is not owned through the main resource', () => {
     const { managers } = apply(undefined, [], 'a', { replicas: 1 }, false, T0);
     const updated = recordUpdate({

@@ -34,11 +34,29 @@ function node(fields: Partial<TypeNode>): TypeNode {
 /** A Go map of scalars (labels, data, resources.limits): its keys are data, owned as members. */
 const SCALAR_MAP: TypeNode = node({ declares: () => false });
 
+// Nodes are built once per struct type and field: every write walks them (managed fields).
+const structNodes = new WeakMap<StructSchema, TypeNode>();
+
 function structNode(schema: StructSchema): TypeNode {
+  const known = structNodes.get(schema);
+  if (known) return known;
   // A Go map's keys are not fields (owned as members); a struct declares exactly its table fields;
   // a struct the schema marks `x-kubernetes-map-type: atomic` (LabelSelector, ObjectReference...) is owned as a whole.
   const declares = schema.mapValue ? () => false : schema.open ? () => true : (name: string) => name in schema.fields;
-  return node({ declares, struct: !schema.mapValue && !schema.open, field: (name) => builtinField(schema, name), atomicMap: schema.atomic === true });
+  // Cached: the declared fields, and a map's one value type (its keys are data, not worth a node each).
+  const fields = new Map<string, TypeNode>();
+  const field = (name: string): TypeNode => {
+    const key = schema.mapValue ? '' : name;
+    let child = fields.get(key);
+    if (!child) {
+      child = builtinField(schema, name);
+      if (schema.mapValue || name in schema.fields) fields.set(key, child);
+    }
+    return child;
+  };
+  const created = node({ declares, struct: !schema.mapValue && !schema.open, field, atomicMap: schema.atomic === true });
+  structNodes.set(schema, created);
+  return created;
 }
 
 function builtinField(schema: StructSchema, name: string): TypeNode {

@@ -178,7 +178,40 @@ function reconcile(live: JsonObject, next: JsonObject, managers: Map<string, Man
   return cmp;
 }
 
+/** Upstream's cap on Update entries (capManagersManager): older ones merge into `ancient-changes`, per apiVersion. */
+export const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES = 'ancient-changes';
+
+function capUpdateManagers(managers: Map<string, Manager>): void {
+  const updaters = [...managers].filter(([, m]) => m.operation === 'Update');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return;
+  const seconds = (m: Manager) => (m.time ? Math.floor(Date.parse(m.time) / 1000) : 0);
+  updaters.sort(([ia, a], [ib, b]) => seconds(a) - seconds(b) || (ia < ib ? -1 : ia > ib ? 1 : 0));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (let i = 0; i < updaters.length && length > MAX_UPDATE_MANAGERS; i++) {
+    const [id, m] = updaters[i]!;
+    const bucket: Manager = { manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: m.apiVersion, set: new FieldSet() };
+    const bucketId = identity(bucket);
+    const first = firstOfVersion.get(m.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(m.apiVersion, id);
+      continue;
+    }
+    if (!managers.has(bucketId)) {
+      managers.set(bucketId, { ...bucket, set: managers.get(first)!.set });
+      managers.delete(first);
+    }
+    const merged = managers.get(bucketId)!;
+    // The merged entry takes the time of the (more recent) update merged into it.
+    managers.set(bucketId, { ...merged, set: merged.set.union(m.set), ...(m.time ? { time: m.time } : {}) });
+    managers.delete(id);
+    length--;
+  }
+}
+
 function finish(managers: Map<string, Manager>, keep?: string): Manager[] {
+  capUpdateManagers(managers);
   const out: Manager[] = [];
   for (const [id, m] of managers) {
     if (!m.set.intersection(STRIP).empty()) m.set = m.set.difference(STRIP);

@@ -28,8 +28,9 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'service-account-lookup', 'service-account-extend-token-expiration', 'service-account-max-token-expiration',
   'service-account-jwks-uri', 'authentication-token-webhook-config-file', 'authentication-token-webhook-version',
   'authentication-token-webhook-cache-ttl', 'oidc-issuer-url', 'oidc-client-id', 'oidc-ca-file', 'oidc-username-claim',
-  'oidc-username-prefix', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-signing-algs',
-  'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version',
+  'enable-bootstrap-token-auth', 'requestheader-client-ca-file', 'requestheader-allowed-names', 'requestheader-username-headers',
+  'requestheader-group-headers', 'requestheader-extra-headers-prefix', 'requestheader-uid-headers', 'oidc-username-prefix', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-signing-algs',
+  'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-config',
   'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl',
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
@@ -80,6 +81,17 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     anonymousAuth: values['anonymous-auth'] !== false,
     clientCaFile: str(values['client-ca-file']),
     tokenAuthFile: str(values['token-auth-file']),
+    enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
+    requestHeader: str(values['requestheader-client-ca-file'])
+      ? {
+          clientCaFile: values['requestheader-client-ca-file'] as string,
+          allowedNames: list(values['requestheader-allowed-names']) ?? [],
+          usernameHeaders: list(values['requestheader-username-headers']) ?? [],
+          groupHeaders: list(values['requestheader-group-headers']) ?? [],
+          extraHeaderPrefixes: list(values['requestheader-extra-headers-prefix']) ?? [],
+          uidHeaders: list(values['requestheader-uid-headers']) ?? [],
+        }
+      : undefined,
     oidc: str(values['oidc-issuer-url'])
       ? {
           issuerUrl: values['oidc-issuer-url'] as string,
@@ -112,6 +124,7 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     },
     authorizationModes: list(values['authorization-mode']) ?? ['AlwaysAllow'],
     authorizationPolicyFile: str(values['authorization-policy-file']),
+    authorizationConfigFile: str(values['authorization-config']),
     authorizationWebhookConfigFile: str(values['authorization-webhook-config-file']),
     authorizationWebhookVersion: str(values['authorization-webhook-version']) ?? 'v1beta1',
     authorizationWebhookAuthorizedTtlMs: ms(values['authorization-webhook-cache-authorized-ttl'], 300_000),

@@ -52,12 +52,12 @@ import {
   type Filter,
   type MaxInFlightFilter,
 } from './filters/index.js';
-import {createAuthentication, type AuthenticationOptions} from './auth/config.js';
+import {createAuthentication, type AuthenticationOptions, type AuthenticationSetup} from './auth/config.js';
 import type {ServiceAccountOptions} from './auth/serviceaccount/setup.js';
 import {discoveryDocument, issuerDiscovery, JWKS_PATH, type IssuerDiscovery} from './auth/serviceaccount/discovery.js';
 import {serveIssuerDiscovery, storeObjectGetter} from './auth/serviceaccount/serving.js';
 import type {TokenServices} from './rest/token-request.js';
-import {createAuthorizer} from './auth/authorizer.js';
+import {authorizerChain, createAuthorizer} from './auth/authorizer.js';
 import {rulesFor} from './auth/rules-review.js';
 import {registerLocalApiServices} from './rest/apiservices.js';
 import {impersonate, isImpersonationHeader} from './auth/impersonation.js';
@@ -96,6 +96,12 @@ export interface ApiServerConfig extends SecureServingOptions {
   anonymousAuth: boolean;
   clientCaFile?: string;
   tokenAuthFile?: string;
+  /** `--enable-bootstrap-token-auth`. */
+  enableBootstrapTokenAuth?: boolean;
+  /** `--requestheader-*`. */
+  requestHeader?: AuthenticationOptions['requestHeader'];
+  /** Internal (no option, as upstream): the token success cache TTL; tests that delete accounts set 0. */
+  tokenCacheTtlMs?: number;
   /** `--oidc-*`. */
   oidc?: AuthenticationOptions['oidc'];
   /** `--authentication-token-webhook-*` (timeoutMs: internal, for tests). */
@@ -108,6 +114,10 @@ export interface ApiServerConfig extends SecureServingOptions {
   authorizationWebhookVersion: string;
   authorizationWebhookAuthorizedTtlMs: number;
   authorizationWebhookUnauthorizedTtlMs: number;
+  /** --authorization-config: the structured configuration (instead of the mode and webhook options). */
+  authorizationConfigFile?: string;
+  /** How often the configuration file is checked for changes (tests shorten it). */
+  authorizationConfigReloadIntervalMs?: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   requestTimeoutMs: number;
@@ -140,8 +150,11 @@ export class ApiServer {
   private authenticator?: RequestAuthenticator;
   private authorizer?: Authorizer;
   private rbac?: RbacInformer;
-  /** The Node authorizer's graph (only with --authorization-mode including Node). */
+  /** The Node authorizer's graph (only with --authorization-mode including Node, or --authorization-config). */
   private nodeGraph?: NodeGraphInformer;
+  private stopAuthorization?: () => void;
+  /** The authorizer types in effect, in order (the modes, or the configuration file's types). */
+  private authorizationModesInEffect = () => this.config.authorizationModes;
   private lifecycle?: ShutdownLifecycle;
   private readonly registry: HealthRegistry;
   private readonly hooks: PostStartHooks;
@@ -157,6 +170,7 @@ export class ApiServer {
   private storeReachable = false;
   private agentTls: AgentTls = {};
   private clientCaPems: string[] = [];
+  private requestHeaderInfo?: AuthenticationSetup['requestHeader'];
   private issuerDiscovery?: () => Promise<IssuerDiscovery>;
   private tokenServices?: TokenServices;
   private readonly createdAt = Date.now();
@@ -211,6 +225,9 @@ export class ApiServer {
       tokenAuthFile: c.tokenAuthFile,
       tokenWebhook: c.tokenWebhook,
       oidc: c.oidc,
+      tokenCacheTtlMs: c.tokenCacheTtlMs,
+      requestHeader: c.requestHeader,
+      bootstrapTokens: c.enableBootstrapTokenAuth ? {getObject: storeObjectGetter(store, c.keyPrefix), log: (m) => log.v(3).info(m)} : undefined,
       serviceAccounts: {
         lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 0,
         ...c.serviceAccounts,
@@ -219,7 +236,8 @@ export class ApiServer {
         getObject: storeObjectGetter(store, c.keyPrefix),
       },
     });
-    if (auth.serviceAccounts) {
+    // Upstream serves issuer discovery only for an https issuer URL (OIDC needs one).
+    if (auth.serviceAccounts && auth.serviceAccounts.issuers[0].startsWith('https://')) {
       const sa = auth.serviceAccounts;
       // Built on first use: the JWKS URI names the port, known once the server listens.
       let documents: Promise<IssuerDiscovery> | undefined;
@@ -229,23 +247,9 @@ export class ApiServer {
     for (const warning of auth.warnings) log.warning(warning);
     this.authenticator = auth.authenticator;
     this.clientCaPems = auth.clientCaPems;
+    this.requestHeaderInfo = auth.requestHeader;
     this.rbac = new RbacInformer(store, c.keyPrefix, (error) => log.v(2).info('RBAC informer error', 'err', error));
-    const {loadAuthorizers} = await import('./auth/authorization-setup.js');
-    const fileAuthorizers = await loadAuthorizers(
-      {
-        modes: c.authorizationModes,
-        policyFile: c.authorizationPolicyFile,
-        webhookConfigFile: c.authorizationWebhookConfigFile,
-        webhookVersion: c.authorizationWebhookVersion,
-        webhookAuthorizedTtlMs: c.authorizationWebhookAuthorizedTtlMs,
-        webhookUnauthorizedTtlMs: c.authorizationWebhookUnauthorizedTtlMs,
-      },
-      (message) => log.warning(message),
-    );
-    if (c.authorizationModes.includes('Node')) {
-      this.nodeGraph = new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error));
-    }
-    this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, nodeGraph: this.nodeGraph?.graph, ...fileAuthorizers});
+    this.authorizer = await this.authorization(store);
 
     const rbacRules = new RbacAuthorizer(this.rbac.index);
     const rbacIndex = this.rbac.index;
@@ -270,12 +274,12 @@ export class ApiServer {
       minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
       serverAddresses: [{clientCIDR: '0.0.0.0/0', serverAddress: `${c.advertiseAddress ?? '127.0.0.1'}:${c.securePort}`}],
       agentTls: this.agentTls,
-      rulesFor: (user, namespace) => rulesFor(c.authorizationModes, this.rbac?.index, user, namespace),
+      rulesFor: (user, namespace) => rulesFor(this.authorizationModesInEffect(), this.rbac?.index, user, namespace),
       tokens: this.tokenServices,
     });
 
     this.installHealthChecks();
-    await this.listen(key, cert, auth.clientCaPems);
+    await this.listen(key, cert, [...auth.clientCaPems, ...(auth.requestHeader?.caPems ?? [])]);
     await this.writeAdminOrchconfig(caPem);
     log.info('Serving securely', 'address', this.url, 'orchconfig', c.orchconfigPath);
 
@@ -283,6 +287,43 @@ export class ApiServer {
     this.sweeper.start();
     // Post-start hooks run after the server listens, as upstream; each one's check fails until it is done.
     void this.hooks.run();
+  }
+
+  /**
+   * The authorizer chain: from --authorization-config (reloaded when the file changes), else from
+   * --authorization-mode and the files of its modes.
+   */
+  private async authorization(store: Storage['store']): Promise<Authorizer> {
+    const c = this.config;
+    const setup = await import('./auth/authorization-setup.js');
+    const rbac = (this.rbac as RbacInformer).index;
+    const graph = () => (this.nodeGraph ??= new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error)));
+    if (c.authorizationConfigFile) {
+      // Kept for every configuration: a reload may add the Node authorizer.
+      const nodeGraph = graph().graph;
+      const reloading = await setup.ReloadingAuthorizer.load(
+        c.authorizationConfigFile,
+        async (configured) => authorizerChain(await setup.authorizersFromConfig(configured, {rbac, nodeGraph})),
+        (message) => log.info(message),
+      );
+      reloading.watch(c.authorizationConfigReloadIntervalMs ?? 1000);
+      this.authorizationModesInEffect = () => reloading.types;
+      this.stopAuthorization = () => reloading.stop();
+      return reloading;
+    }
+    const fileAuthorizers = await setup.loadAuthorizers(
+      {
+        modes: c.authorizationModes,
+        policyFile: c.authorizationPolicyFile,
+        webhookConfigFile: c.authorizationWebhookConfigFile,
+        webhookVersion: c.authorizationWebhookVersion,
+        webhookAuthorizedTtlMs: c.authorizationWebhookAuthorizedTtlMs,
+        webhookUnauthorizedTtlMs: c.authorizationWebhookUnauthorizedTtlMs,
+      },
+      (message) => log.warning(message),
+    );
+    const nodeGraph = c.authorizationModes.includes('Node') ? graph().graph : undefined;
+    return createAuthorizer(c.authorizationModes, {rbac, nodeGraph, ...fileAuthorizers});
   }
 
   private async certificates(): Promise<{key: string; cert: string; caPem: string}> {
@@ -378,7 +419,7 @@ export class ApiServer {
     hooks.add('scheduling/bootstrap-system-priority-classes', async () => retry(() => bootstrapPriorityClasses(store, {keyPrefix})));
     hooks.add('start-cluster-authentication-info-controller', async () => {
       // After the bootstrap controller has made orch-system.
-      await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems));
+      await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems, this.requestHeaderInfo));
     });
     // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
     // complete at once so the check names stay those of the seed.
@@ -418,6 +459,9 @@ export class ApiServer {
     const audits = new WeakMap<AnyRequest, RequestAudit>();
     const serve = async (req: AnyRequest, res: ServerResponse) => {
       const outcome = await authenticator.authenticateRequestAsync(req);
+      // A front proxy's identity headers are believed only as the proxy's; nobody after this sees them.
+      const proxy = c.requestHeader ? authenticator.requestHeader : undefined;
+      if (proxy) for (const name of Object.keys(req.headers)) if (proxy.isIdentityHeader(name)) delete req.headers[name];
       if (!outcome.user) {
         if (outcome.error) log.v(2).info('Unable to authenticate the request', 'err', outcome.error);
         if (auditor) await auditor.failedAuthentication(req, res, attemptedMethods(req));
@@ -586,6 +630,7 @@ export class ApiServer {
     this.api?.stop();
     this.rbac?.stop();
     this.nodeGraph?.stop();
+    this.stopAuthorization?.();
     this.sweeper?.stop();
     this.logCheck.stop();
     // Buffered audit events are written before the process ends.

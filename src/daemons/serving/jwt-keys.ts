@@ -31,7 +31,10 @@ export function privateKeyFromPem(pem: string): KeyObject {
   for (const match of pem.matchAll(BLOCK)) {
     if (!/^(RSA |EC )?PRIVATE KEY$/.test(match[1])) continue;
     const key = createPrivateKey(match[0]);
-    if (!signingAlgorithm(key)) throw new Error(`unsupported service account signing key (${key.asymmetricKeyType} ${key.asymmetricKeyDetails?.namedCurve ?? ''})`.trim());
+    if (!signingAlgorithm(key)) {
+      const what = [key.asymmetricKeyType, key.asymmetricKeyDetails?.namedCurve].filter(Boolean).join(' ');
+      throw new Error(`unsupported service account signing key (${what}): RSA or ECDSA P-256, P-384, P-521 are accepted`);
+    }
     return key;
   }
   throw new Error('data does not contain a valid RSA or ECDSA private key');

@@ -1,6 +1,6 @@
 /**
  * Messages of the kinds kubectl's typed commands send beyond the first groups (field numbers of
- * k8s.io/api's generated.proto): networking/v1 Ingress (`kubectl create ingress`), policy/v1
+ * k8s.io/api's generated.proto): autoscaling/v1 HorizontalPodAutoscaler (`kubectl autoscale`), networking/v1 Ingress (`kubectl create ingress`), policy/v1
  * PodDisruptionBudget (`create pdb`) and Eviction (`drain`), scheduling/v1 PriorityClass
  * (`create priorityclass`), core/v1 ResourceQuota (`create quota`), certificates/v1
  * CertificateSigningRequest (`certificate approve|deny`), authentication/v1 SelfSubjectReview
@@ -26,6 +26,17 @@ export const CATALOG_SCHEMAS: SchemaTables = {
   IngressLoadBalancerStatus: { 1: 'ingress []IngressLoadBalancerIngress' },
   IngressLoadBalancerIngress: { 1: 'ip string', 2: 'hostname string', 4: 'ports []IngressPortStatus' },
   IngressPortStatus: { 1: 'port int32 required', 2: 'protocol string required', 3: 'error *string' },
+
+  // autoscaling/v1 (`kubectl autoscale`)
+  HorizontalPodAutoscaler: { 1: 'metadata ObjectMeta', 2: 'spec HorizontalPodAutoscalerSpec', 3: 'status HorizontalPodAutoscalerStatus' },
+  HorizontalPodAutoscalerSpec: {
+    1: 'scaleTargetRef CrossVersionObjectReference required', 2: 'minReplicas *int32', 3: 'maxReplicas int32 required', 4: 'targetCPUUtilizationPercentage *int32',
+  },
+  CrossVersionObjectReference: { 1: 'kind string required', 2: 'name string required', 3: 'apiVersion string' },
+  HorizontalPodAutoscalerStatus: {
+    1: 'observedGeneration *int64', 2: 'lastScaleTime *Time', 3: 'currentReplicas int32 required', 4: 'desiredReplicas int32 required',
+    5: 'currentCPUUtilizationPercentage *int32',
+  },
 
   // policy/v1
   PodDisruptionBudget: { 1: 'metadata ObjectMeta', 2: 'spec PodDisruptionBudgetSpec', 3: 'status PodDisruptionBudgetStatus' },

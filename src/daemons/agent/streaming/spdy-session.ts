@@ -90,6 +90,8 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> {
   private readonly halfClosed = new Map<number, Set<'local' | 'remote'>>();
   private idleTimer?: NodeJS.Timeout;
   private closing = false;
+  /** A protocol error was seen: nothing more is read. */
+  private broken = false;
   private lastStreamId = 0;
   open = true;
 
@@ -170,13 +172,17 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> {
   }
 
   private receive(bytes: Buffer): void {
+    if (this.broken) return;
     let frames: SpdyFrame[];
     try {
       frames = this.decoder.push(bytes);
     } catch {
-      // A framing or compression error leaves no way to resynchronise: GOAWAY(PROTOCOL_ERROR).
+      // A framing or compression error leaves no way to resynchronise: GOAWAY(PROTOCOL_ERROR), then
+      // the socket ends once that frame is out (destroy would drop it).
       this.send(this.encoder.goAway(this.lastStreamId, 1));
-      this.destroy();
+      this.broken = true;
+      this.socket.end();
+      setTimeout(() => this.destroy(), CLOSE_GRACE_MS).unref();
       return;
     }
     if (frames.length) this.touch();

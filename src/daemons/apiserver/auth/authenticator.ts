@@ -9,6 +9,7 @@ import type {X509Certificate} from 'node:crypto';
 import {headerValue, type AuthenticationRequest} from './request.js';
 import {bearerToken, type TokenTable} from './token-file.js';
 import type {TokenAuthenticator} from './token-authenticator.js';
+import type {RequestHeaderAuthenticator} from './request-header.js';
 import {anonymousUser, withAuthenticatedGroup, type UserInfo} from './user.js';
 import {ClientCertificateAuthenticator} from './x509.js';
 
@@ -21,6 +22,8 @@ export interface AuthenticatorConfig {
   tokens?: TokenTable;
   /** Every bearer token authenticator (static tokens first), for the asynchronous path. */
   tokenUnion?: TokenAuthenticator;
+  /** The front proxy (`--requestheader-*`), asked first. */
+  requestHeader?: RequestHeaderAuthenticator;
   /** The audiences requests are authenticated for (`--api-audiences`). */
   apiAudiences?: string[];
   now?: () => Date;
@@ -38,6 +41,10 @@ export interface AuthenticationOutcome {
 export class RequestAuthenticator {
   private readonly certificates: ClientCertificateAuthenticator | undefined;
 
+  get requestHeader(): RequestHeaderAuthenticator | undefined {
+    return this.config.requestHeader;
+  }
+
   constructor(private readonly config: AuthenticatorConfig) {
     this.certificates = config.clientCas && config.clientCas.length > 0 ? new ClientCertificateAuthenticator(config.clientCas, config.now) : undefined;
   }
@@ -51,6 +58,9 @@ export class RequestAuthenticator {
   async authenticateRequestAsync(request: AuthenticationRequest): Promise<AuthenticationOutcome> {
     if (!this.config.tokenUnion) return this.authenticateRequest(request);
     const errors: string[] = [];
+    const byProxy = this.config.requestHeader?.authenticate(request);
+    if (byProxy && 'user' in byProxy) return {user: withAuthenticatedGroup(byProxy.user)};
+    if (byProxy) errors.push(byProxy.error);
     const byCertificate = this.certificates?.authenticate(request.socket);
     if (byCertificate && 'user' in byCertificate) return {user: withAuthenticatedGroup(byCertificate.user)};
     if (byCertificate) errors.push(byCertificate.error);

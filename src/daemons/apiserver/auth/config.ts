@@ -10,8 +10,11 @@ import {parseCertificateBundle} from './x509.js';
 import {resolveClientConfig} from '../../../client/orchconfig.js';
 import {RestClient} from '../../../client/rest-client.js';
 import {TOKEN_REVIEW_VERSIONS, WebhookTokenAuthenticator, type TokenReviewVersion} from './webhook-token.js';
+import {RequestHeaderAuthenticator, type RequestHeaderOptions} from './request-header.js';
+import {BootstrapTokenAuthenticator} from './bootstrap-token.js';
+import type {ObjectGetter} from './serviceaccount/authenticator.js';
 import {OidcAuthenticator, type OidcOptions} from './oidc.js';
-import {audienceAgnostic, staticTokens, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
+import {audienceAgnostic, CachedTokenAuthenticator, staticTokens, TOKEN_SUCCESS_CACHE_TTL_MS, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
 import {createServiceAccountTokens, type ServiceAccountOptions, type ServiceAccountSetup} from './serviceaccount/setup.js';
 
 export interface AuthenticationOptions {
@@ -22,6 +25,12 @@ export interface AuthenticationOptions {
   generatedCaPem?: string;
   /** `--token-auth-file`. */
   tokenAuthFile?: string;
+  /** `--requestheader-*` (the CA file read here). */
+  requestHeader?: Omit<RequestHeaderOptions, 'cas' | 'now'> & {clientCaFile: string};
+  /** `--enable-bootstrap-token-auth`: where the bootstrap token secrets are read. */
+  bootstrapTokens?: {getObject: ObjectGetter; log?: (message: string) => void};
+  /** The success cache in front of the token union (default upstream's 10 s; 0: none). */
+  tokenCacheTtlMs?: number;
   /** `--oidc-*` (caFile read here). */
   oidc?: Omit<OidcOptions, 'caPem' | 'now'> & {caFile?: string};
   /** `--authentication-token-webhook-*`. */
@@ -37,8 +46,10 @@ export interface AuthenticationSetup {
   clientCaPems: string[];
   /** Warnings to log (duplicate or empty tokens). */
   warnings: string[];
-  /** The bearer token authenticators (TokenReview asks them). */
-  tokenUnion: TokenUnion;
+  /** The front proxy's settings and CA, for the extension-apiserver-authentication config map. */
+  requestHeader?: {caPems: string[]; options: Omit<RequestHeaderOptions, 'cas' | 'now'>};
+  /** The bearer token authenticators behind their cache (TokenReview asks them too). */
+  tokenUnion: TokenAuthenticator;
   serviceAccounts?: ServiceAccountSetup;
   apiAudiences: string[];
 }
@@ -55,6 +66,21 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
     clientCas.push(...parseCertificateBundle(pem, `--client-ca-file ${options.clientCaFile}`));
   }
   if (options.generatedCaPem) clientCas.push(...parseCertificateBundle(options.generatedCaPem, 'the generated CA'));
+  let requestHeader: RequestHeaderAuthenticator | undefined;
+  let requestHeaderInfo: AuthenticationSetup['requestHeader'];
+  if (options.requestHeader) {
+    const {clientCaFile, ...rest} = options.requestHeader;
+    let pem: string;
+    try {
+      pem = await readFile(clientCaFile, 'utf8');
+    } catch (error) {
+      throw new Error(`--requestheader-client-ca-file: ${(error as Error).message}`);
+    }
+    const cas = parseCertificateBundle(pem, `--requestheader-client-ca-file ${clientCaFile}`);
+    if (rest.usernameHeaders.length === 0) throw new Error('--requestheader-username-headers: at least one header is needed with --requestheader-client-ca-file');
+    requestHeader = new RequestHeaderAuthenticator({...rest, cas, now: options.now});
+    requestHeaderInfo = {caPems: cas.map((c) => c.toString()), options: rest};
+  }
   const tokens = options.tokenAuthFile ? await loadTokenFile(options.tokenAuthFile) : undefined;
   const warnings = [...(tokens?.warnings ?? [])];
   const serviceAccounts = options.serviceAccounts ? await createServiceAccountTokens({now: options.now, ...options.serviceAccounts}) : undefined;
@@ -64,15 +90,24 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
   const members: TokenAuthenticator[] = [];
   if (tokens) members.push(staticTokens(tokens, apiAudiences));
   if (serviceAccounts) members.push(serviceAccounts.authenticator);
+  if (options.bootstrapTokens) {
+    const bootstrap = new BootstrapTokenAuthenticator(options.bootstrapTokens.getObject, options.now, options.bootstrapTokens.log);
+    members.push(audienceAgnostic(async (token) => {
+      const result = await bootstrap.authenticateToken(token);
+      return result && 'user' in result ? result.user : undefined;
+    }, apiAudiences));
+  }
   if (options.oidc) members.push(await loadOidc(options.oidc, apiAudiences, options.now));
   if (options.tokenWebhook) members.push(await loadTokenWebhook(options.tokenWebhook, apiAudiences));
-  const tokenUnion = new TokenUnion(members);
+  const union = new TokenUnion(members);
+  const tokenUnion = new CachedTokenAuthenticator(union, options.tokenCacheTtlMs ?? TOKEN_SUCCESS_CACHE_TTL_MS);
   return {
     authenticator: new RequestAuthenticator({
       anonymous: options.anonymousAuth, clientCas, tokens, now: options.now,
-      tokenUnion, apiAudiences,
+      tokenUnion, apiAudiences, requestHeader,
     }),
     clientCaPems: clientCas.map((cert) => cert.toString()),
+    requestHeader: requestHeaderInfo,
     warnings,
     tokenUnion,
     serviceAccounts,

@@ -84,15 +84,19 @@ function lastAppliedFields(live: JsonObject, type: TypeNode): FieldSet | undefin
 /** The object after the apply, with its managedFields; `live` undefined when the apply creates the object. */
 export function applyToObject(live: JsonObject | undefined, req: ApplyRequest): JsonObject {
   try {
-    return applyOnce(live, req);
-  } catch (error) {
-    // kubectl's server-side apply upgrading from client-side apply: conflicts only on fields of the
-    // last-applied configuration are forced (upstream does this for the manager "kubectl" only).
-    if (error instanceof ApiError && error.status.code === 409 && req.manager === 'kubectl' && !req.force && live) {
+    try {
+      return applyOnce(live, req);
+    } catch (error) {
+      // kubectl's server-side apply taking over from client-side apply: conflicts only on fields of
+      // the last-applied configuration are forced (upstream does this for the manager "kubectl" only).
+      if (!(error instanceof ApplyConflictError) || req.manager !== 'kubectl' || req.force || !live) throw error;
       const allowed = lastAppliedFields(live, applyTypeOf(req.info));
-      const conflicts = conflictsOf.get(error) ?? [];
-      if (allowed && conflicts.every((c) => allowed.has(c.path))) return applyOnce(live, { ...req, force: true });
+      if (!allowed || !error.conflicts.every((c) => allowed.has(c.path))) throw error;
+      return applyOnce(live, { ...req, force: true });
     }
+  } catch (error) {
+    if (error instanceof ApplyConflictError) throw applyConflict(error);
+    if (error instanceof ApplyStructureError) throw badRequest(`failed to create typed patch object (${describeObject(req)}): ${error.message}`);
     throw error;
   }
 }
@@ -122,38 +126,26 @@ function syncLastApplied(object: JsonObject, config: JsonObject): void {
   annotations[key] = goJson(copy);
 }
 
-const conflictsOf = new WeakMap<ApiError, readonly { path: string[] }[]>();
-
 function applyOnce(live: JsonObject | undefined, req: ApplyRequest): JsonObject {
   const apiVersion = req.info.group ? `${req.info.group}/${req.info.version}` : req.info.version;
   const liveMeta = live ? metadataOf(live) : undefined;
-  try {
-    const { object, managers } = applyConfig({
-      live,
-      config: req.config,
-      managers: decodeManagers(liveMeta?.managedFields),
-      manager: req.manager,
-      apiVersion,
-      subresource: req.subresource || undefined,
-      force: req.force,
-      type: applyTypeOf(req.info),
-      ignored: ignoredFields(req.subresource || undefined, hasStatusSubresource(req.info)),
-      time: req.time,
-    });
-    const meta = metadataOf(object);
-    if (stringAt(object, 'metadata', 'name') === undefined) meta.name = req.name;
-    if (req.manager === 'kubectl') syncLastApplied(object, req.config);
-    meta.managedFields = encodeManagers(managers) as unknown as JsonValue;
-    return object;
-  } catch (error) {
-    if (error instanceof ApplyConflictError) {
-      const status = applyConflict(error);
-      conflictsOf.set(status, error.conflicts);
-      throw status;
-    }
-    if (error instanceof ApplyStructureError) throw badRequest(`failed to create typed patch object (${describeObject(req)}): ${error.message}`);
-    throw error;
-  }
+  const { object, managers } = applyConfig({
+    live,
+    config: req.config,
+    managers: decodeManagers(liveMeta?.managedFields),
+    manager: req.manager,
+    apiVersion,
+    subresource: req.subresource || undefined,
+    force: req.force,
+    type: applyTypeOf(req.info),
+    ignored: ignoredFields(req.subresource || undefined, hasStatusSubresource(req.info)),
+    time: req.time,
+  });
+  const meta = metadataOf(object);
+  if (stringAt(object, 'metadata', 'name') === undefined) meta.name = req.name;
+  if (req.manager === 'kubectl') syncLastApplied(object, req.config);
+  meta.managedFields = encodeManagers(managers) as unknown as JsonValue;
+  return object;
 }
 
 /** Upstream's NewApplyConflict: 409, reason Conflict, one FieldManagerConflict cause per field. */

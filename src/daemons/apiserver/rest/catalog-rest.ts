@@ -113,8 +113,8 @@ export async function serveCatalogRest(c: CatalogRestContext): Promise<boolean> 
       throw tokenRequestUnavailable(request.name);
     }
     const get = (plural: 'serviceaccounts' | 'pods' | 'secrets', name: string) => c.registryFor(c.lookup('', 'v1', plural)!).get(c.namespace, name);
-    const created = await requestToken(await c.readJsonBody(), c.namespace, request.name, c.tokens.issuer, get, c.clock.now());
-    writeJson(c.res, 201, created, {pretty: c.pretty});
+    const {object, warnings} = await requestToken(await c.readJsonBody(), c.namespace, request.name, c.tokens.issuer, get, c.clock.now());
+    writeJson(c.res, 201, object, {pretty: c.pretty, warnings});
     return true;
   }
   if (info.kind === 'CertificateSigningRequest' && request.verb === 'create' && !sub) {

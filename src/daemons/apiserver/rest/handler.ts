@@ -23,6 +23,7 @@ import { parseListParams, parseWriteParams, type ListParams } from './list-optio
 import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
 import { deepCopy, rfc3339, stringAt, valueAt } from './objects.js';
 import { OpenApiService } from './openapi/index.js';
+import { builtinSchemas } from '../../../api/schema/definitions.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
@@ -149,6 +150,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const watches = new Set<ActiveWatch>();
   const schemas = options.schemas ?? new SchemaRegistry();
   const openApi = new OpenApiService(registry, schemas);
+  // The built-in definitions load once per process (~3 MB of JSON): at start, not on the first write.
+  builtinSchemas();
   const schemaValidation = options.schemaValidation ?? process.env.ORCH_INTERNAL_SCHEMA_VALIDATION !== 'off';
   const componentProbes = options.componentProbes ?? defaultProbes(store);
 

@@ -37,8 +37,11 @@ type Getter = (plural: 'serviceaccounts' | 'pods' | 'secrets', name: string) => 
 
 const meta = (o: JsonObject) => (isJsonObject(o.metadata) ? o.metadata : {}) as {name?: string; uid?: string; namespace?: string};
 
-/** The TokenRequest answer (201), or an ApiError: 404 for a missing account or bound object, 422 for a bad spec. */
-export async function requestToken(body: unknown, namespace: string, name: string, issuer: TokenIssuer, get: Getter, now: Date): Promise<JsonObject> {
+/**
+ * The TokenRequest answer (201) with its warnings (a lifetime cut down, as upstream warns), or an
+ * ApiError: 404 for a missing account or bound object, 422 for a bad spec.
+ */
+export async function requestToken(body: unknown, namespace: string, name: string, issuer: TokenIssuer, get: Getter, now: Date): Promise<{object: JsonObject; warnings: string[]}> {
   if (!isJsonObject(body)) throw badRequest('the body of the request must be a TokenRequest object');
   const kind = {group: names().groups.authentication, kind: 'TokenRequest'};
   const spec = isJsonObject(body.spec) ? body.spec : {};
@@ -77,11 +80,15 @@ export async function requestToken(body: unknown, namespace: string, name: strin
   const issued = await issuer.issue({namespace, serviceAccount: accountRef, audiences: wanted, expirationSeconds: expirationSeconds as number, pod, secret});
   const outSpec: JsonObject = {...deepCopy(spec), audiences: wanted, expirationSeconds: issued.expirationSeconds};
   if (ref) outSpec.boundObjectRef = {...deepCopy(ref), uid: (pod ?? secret)!.uid};
-  return {
+  const warnings = issued.expirationSeconds < (expirationSeconds as number)
+    ? [`requested expiration of ${expirationSeconds} seconds shortened to ${issued.expirationSeconds} seconds`]
+    : [];
+  const object: JsonObject = {
     kind: 'TokenRequest',
     apiVersion: answerVersion(body.apiVersion),
     metadata: {name, namespace, creationTimestamp: now.toISOString().replace(/\.\d+Z$/, 'Z')},
     spec: outSpec,
     status: {token: issued.token, expirationTimestamp: issued.expirationTimestamp.toISOString().replace(/\.\d+Z$/, 'Z')},
   };
+  return {object, warnings};
 }

@@ -10,7 +10,7 @@ import {decodeJwt, decodeProtectedHeader, jwtVerify} from 'jose';
 import {names} from '../../../../api/names.js';
 import type {JsonObject} from '../../../../patch/types.js';
 import type {TokenAuthenticator, TokenResult} from '../token-authenticator.js';
-import {keyIdOf, SERVICE_ACCOUNT_ALGORITHMS} from '../../../serving/jwt-keys.js';
+import {keyIdOf, SERVICE_ACCOUNT_ALGORITHMS, signingAlgorithm} from '../../../serving/jwt-keys.js';
 import {matchAudiences, readBoundClaims, readLegacyClaims, serviceAccountUserInfo, tokenAudiences, type ServiceAccountInfo} from './claims.js';
 
 /** Reads the objects tokens refer to; undefined when absent. */
@@ -35,29 +35,31 @@ const LEEWAY_SECONDS = 60;
 const metadata = (o: JsonObject | undefined) => (o?.metadata ?? {}) as {uid?: string; deletionTimestamp?: string};
 
 export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
-  private readonly keys: {kid: string; key: KeyObject}[];
+  private readonly keys: {kid: string; alg?: string; key: KeyObject}[];
 
   constructor(private readonly config: ServiceAccountAuthenticatorConfig) {
-    this.keys = config.keys.map((key) => ({kid: keyIdOf(key), key}));
+    this.keys = config.keys.map((key) => ({kid: keyIdOf(key), alg: signingAlgorithm(key), key}));
   }
 
   async authenticateToken(token: string, audiences?: string[]): Promise<TokenResult | undefined> {
     if (token.split('.').length !== 3) return undefined;
     let issuer: unknown;
     let kid: string | undefined;
+    let alg: string | undefined;
     try {
       issuer = decodeJwt(token).iss;
-      kid = decodeProtectedHeader(token).kid;
+      ({kid, alg} = decodeProtectedHeader(token));
     } catch {
       return undefined; // not a JWT: another authenticator's
     }
     const legacy = issuer === names().legacyTokenIssuer;
     if (!legacy && !this.config.issuers.includes(issuer as string)) return undefined;
 
-    // Upstream tries every key; the key id only orders the attempts.
-    const candidates = [...this.keys.filter((k) => k.kid === kid), ...this.keys.filter((k) => k.kid !== kid)];
+    // Upstream tries every key that can check the token's algorithm; the key id only orders the attempts.
+    const usable = this.keys.filter((k) => k.alg === alg);
+    const candidates = [...usable.filter((k) => k.kid === kid), ...usable.filter((k) => k.kid !== kid)];
     let payload: Record<string, unknown> | undefined;
-    let failure = 'no verification keys';
+    let failure = SERVICE_ACCOUNT_ALGORITHMS.includes(alg ?? '') ? 'invalid signature' : `unsupported algorithm ${JSON.stringify(alg ?? '')}`;
     for (const {key} of candidates) {
       try {
         const verified = await jwtVerify(token, key, {
