@@ -9,7 +9,9 @@
 // MODES (standalone,apiserver) runs it without an API server, and with `orch apiserver` (SQLite),
 // where each static pod also gets a mirror pod and its status written. Every process started here is
 // stopped at the end (the agent on SIGTERM stops its pods; any left are killed by process group).
-// Linux only (/proc). Run `npm run build` first. Whole run: about 80 s on 2 CPUs.
+// MODES also has `streams` (bench/agent-streams.mjs): exec round trip as a ratio to `kubectl get pod`,
+// port-forward throughput as a ratio to a direct TCP copy, through `orch up`.
+// Linux only (/proc). Run `npm run build` first. Whole run: about 110 s on 2 CPUs.
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {cpus} from 'node:os';
 import {dirname, join} from 'node:path';
@@ -19,7 +21,7 @@ import {build} from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PODS = Number(process.env.PODS ?? 100);
 const SAMPLE_SECONDS = Number(process.env.SAMPLE_SECONDS ?? 20);
-const MODES = (process.env.MODES ?? 'standalone,apiserver').split(',');
+const MODES = (process.env.MODES ?? 'standalone,apiserver,streams').split(',');
 const START_TIMEOUT_MS = 60_000;
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, the unit of utime/stime in /proc/<pid>/stat on Linux
 
@@ -28,7 +30,10 @@ const lib = await loadHelpers();
 const {sleep} = lib;
 
 console.log(`orch agent bench: ${cpus().length} CPU(s), node ${process.version}, ${PODS} static pods of sh -c 'sleep 600'`);
-for (const mode of MODES) await benchMode(mode);
+for (const mode of MODES) {
+  if (mode === 'streams') await (await import('./agent-streams.mjs')).benchStreams();
+  else await benchMode(mode);
+}
 
 async function benchMode(mode) {
   let server;

@@ -7,12 +7,23 @@
 // - A second ceiling for PATCH: the bare server writing each PATCH's pod to the same engine with
 //   store.update before it answers (the store write and the HTTPS exchange, nothing else). Its ratio to
 //   the store's rate is the most any server can reach here against the PATCH target.
+// - Schema validation (case `validation`): create, update (PUT) and server-side apply rates of a server validating every
+//   write against the schemas, as ratios to the same writes on a second server run with validation off
+//   (the internal, bench-only switch ORCH_INTERNAL_SCHEMA_VALIDATION=off). Target: >= 0.8x (validation
+//   costs at most 25%), and the servers' CPU time per request on/off (Linux /proc), steadier than rates
+//   on a shared machine. VALIDATION_NOISE_FLOOR=1 runs both servers with validation off: the ratios
+//   then show the comparison's own noise.
+// - GET of one pod with a service account token (TokenRequest) against the same GET with the admin
+//   client certificate, in the same run (case `token`). Target: >= 0.8x.
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch: a subset, e.g. to profile one case).
+// (get,list,patch,validation,apply,rbac,token,audit,encryption: a subset, e.g. to profile one case).
+// - Server-side apply (PATCH application/apply-patch+yaml) of pods: applies that create a pod, and
+//   applies that change a label of each client's own pod, both against POST (create) of the same pod
+//   in the same run: the cost of merging, field sets and conflict checks over a plain create.
 import {spawn, fork} from 'node:child_process';
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {createServer as createHttpsServer, Agent, request} from 'node:https';
 import {createServer as createNetServer} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -27,7 +38,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token,audit,encryption').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -89,7 +100,11 @@ async function main() {
   try {
     for (const engine of ENGINES) {
       if (engine === 'etcd' && !etcd) etcd = await lib.startEtcd();
-      results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (['get', 'list', 'patch', 'apply', 'token'].some((c) => CASES.has(c))) results.push(...(await benchEngine(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (CASES.has('validation')) results.push(...(await benchValidation(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('rbac')) results.push(...(await benchRbac(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('audit')) results.push(...(await benchAudit(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('encryption')) results.push(...(await benchEncryption(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
   } finally {
     await etcd?.stop();
@@ -111,6 +126,7 @@ async function loadTsModules() {
     const entries = {
       storage: join(root, 'src/daemons/apiserver/storage/index.ts'),
       etcd: join(root, 'test/helpers/etcd.ts'),
+      pki: join(root, 'src/daemons/apiserver/pki/certificates.ts'),
     };
     await build({
       entryPoints: entries,
@@ -125,8 +141,37 @@ async function loadTsModules() {
     });
     const storage = await import(pathToFileURL(join(out, 'storage.js')).href);
     const etcd = await import(pathToFileURL(join(out, 'etcd.js')).href);
-    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd};
+    const pki = await import(pathToFileURL(join(out, 'pki.js')).href);
+    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd, pki};
   }
+}
+
+/** An OpenID issuer on 127.0.0.1 (discovery and JWKS over HTTPS with its own CA) and a way to mint ID tokens. */
+async function startOidcIssuer(lib, dir) {
+  const {SignJWT, exportJWK, generateKeyPair} = await import('jose');
+  const {writeFileSync} = await import('node:fs');
+  const ca = await lib.pki.generateCa();
+  const cert = await lib.pki.generateServingCertificate(ca, {hosts: ['localhost'], ips: ['127.0.0.1']});
+  const keys = await generateKeyPair('RS256');
+  const jwk = {...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig'};
+  let issuer;
+  const server = createHttpsServer({cert: cert.certPem, key: cert.keyPem}, (req, res) => {
+    res.setHeader('Content-Type', 'application/json');
+    if (req.url === '/.well-known/openid-configuration') return res.end(JSON.stringify({issuer, jwks_uri: `${issuer}/keys`}));
+    if (req.url === '/keys') return res.end(JSON.stringify({keys: [jwk]}));
+    res.statusCode = 404;
+    res.end('{}');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  issuer = `https://127.0.0.1:${server.address().port}`;
+  const caFile = join(dir, 'oidc-ca.crt');
+  writeFileSync(caFile, ca.certPem);
+  const token = () => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({iss: issuer, aud: 'bench', email: 'bench@example.com', iat: now, exp: now + 3600}).setProtectedHeader({alg: 'RS256', kid: 'k1'}).sign(keys.privateKey);
+  };
+  return {issuer, caFile, token, close: () => server.close()};
 }
 
 async function benchEngine(engine, etcdEndpoint, lib) {
@@ -134,6 +179,9 @@ async function benchEngine(engine, etcdEndpoint, lib) {
   const port = await freePort();
   const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
   if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
+  // The token case also measures OIDC ID tokens: an OpenID issuer on loopback (HTTPS, keys by jose).
+  const oidc = CASES.has('token') ? await startOidcIssuer(lib, dataDir) : undefined;
+  if (oidc) args.push('--oidc-issuer-url', oidc.issuer, '--oidc-client-id', 'bench', '--oidc-ca-file', oidc.caFile, '--oidc-username-claim', 'email');
   // SERVER_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the server.
   const nodeArgs = (process.env.SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
   const server = spawn(process.execPath, [...nodeArgs, ...args], {cwd: root, stdio: ['ignore', 'ignore', 'pipe']});
@@ -146,7 +194,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
     const creds = await waitForOrchconfig(join(dataDir, 'admin.orchconfig'), server, () => log);
     const agent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
     agents.push(agent);
-    const orch = (method, path, body, contentType) => send(agent, creds.server, method, path, body, contentType);
+    const orch = (method, path, body, contentType, headers) => send(agent, creds.server, method, path, body, contentType, headers);
     await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
 
     // 1,000 pods, written by 32 clients.
@@ -194,6 +242,27 @@ async function benchEngine(engine, etcdEndpoint, lib) {
       );
       rows.push(row(engine, 'GET one pod', getOrch, 'bare https', getBare, 0.5));
     }
+    if (CASES.has('token')) {
+      // A service account token (TokenRequest) against the admin client certificate, same GET.
+      const sa = await orch('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: 'bench'}}), 'application/json');
+      if (sa.status !== 201) throw new Error(`service account create failed: ${sa.status} ${sa.body}`);
+      const issued = await orch('POST', '/api/v1/namespaces/default/serviceaccounts/bench/token', JSON.stringify({apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {}}), 'application/json');
+      const token = JSON.parse(issued.body).status?.token;
+      if (!token) throw new Error(`token request failed: ${issued.status} ${issued.body}`);
+      const tokenAgent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca});
+      agents.push(tokenAgent);
+      const [getToken, getCert] = await interleaved(
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, {authorization: `Bearer ${token}`}),
+        () => orch('GET', getPath),
+      );
+      rows.push(row(engine, 'GET one pod, SA token', getToken, 'same GET, client cert', getCert, 0.8));
+      const idToken = await oidc.token();
+      const [getOidc, getCert2] = await interleaved(
+        () => send(tokenAgent, creds.server, 'GET', getPath, undefined, undefined, {authorization: `Bearer ${idToken}`}),
+        () => orch('GET', getPath),
+      );
+      rows.push(row(engine, 'GET one pod, OIDC token', getOidc, 'same GET, client cert', getCert2, 0.8));
+    }
     if (CASES.has('list')) {
       const [listOrch, listBare] = await interleaved(
         () => orch('GET', PODS),
@@ -201,6 +270,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
       );
       rows.push(row(engine, `LIST ${LIST_SIZE} pods`, listOrch, 'bare https', listBare));
     }
+    if (CASES.has('apply')) rows.push(...(await benchApply(engine, orch, podJson)));
     if (!CASES.has('patch')) return rows;
 
     // PATCH: each client patches its own pod (no conflicts between clients), a new label value each time.
@@ -268,6 +338,233 @@ async function benchEngine(engine, etcdEndpoint, lib) {
   }
 }
 
+/** An `orch apiserver` process on a fresh data directory; `env` adds environment variables. */
+async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = []) {
+  const dataDir = mkdtempSync(join(tmpdir(), `orch-bench-${engine}-`));
+  const port = await freePort();
+  // extraArgs: a list, or a function of the data directory (for options naming files written there).
+  const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(typeof extraArgs === 'function' ? extraArgs(dataDir) : extraArgs)];
+  if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
+  const server = spawn(process.execPath, args, {cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, ...env}});
+  let log = '';
+  server.stderr.on('data', (c) => (log = (log + c).slice(-5000)));
+  const stop = async () => {
+    agent?.destroy();
+    const gone = server.exitCode !== null ? Promise.resolve() : new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    const killer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+    await gone;
+    clearTimeout(killer);
+    rmSync(dataDir, {recursive: true, force: true});
+  };
+  let agent;
+  try {
+    const creds = await waitForOrchconfig(join(dataDir, 'admin.orchconfig'), server, () => log);
+    agent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
+    const orch = (method, path, body, contentType, headers) => send(agent, creds.server, method, path, body, contentType, headers);
+    await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
+    return {orch, stop, log: () => log, pid: server.pid};
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Create and update rates with schema validation on, against a server with it off, in the same run.
+ * Each write is a Deployment (a nested schema: pod template, containers, probes, resources), as kubectl
+ * sends it (fieldValidation=Strict).
+ */
+async function benchValidation(engine, etcdEndpoint) {
+  const on = await startOrch(engine, etcdEndpoint, process.env.VALIDATION_NOISE_FLOOR ? {ORCH_INTERNAL_SCHEMA_VALIDATION: 'off'} : {});
+  const off = await startOrch(engine, etcdEndpoint, {ORCH_INTERNAL_SCHEMA_VALIDATION: 'off'});
+  try {
+    const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
+    const deployment = (name) => JSON.stringify({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: {name, labels: {app: 'bench'}},
+      spec: {
+        replicas: 2, selector: {matchLabels: {app: name}},
+        template: {metadata: {labels: {app: name}}, spec: {containers: [{
+          name: 'app', image: 'nginx:1.27', ports: [{containerPort: 80, name: 'http'}], env: [{name: 'MODE', value: 'bench'}],
+          resources: {requests: {cpu: '100m', memory: '64Mi'}, limits: {cpu: 1, memory: '128Mi'}},
+          readinessProbe: {httpGet: {path: '/', port: 'http'}, periodSeconds: 5},
+        }]}},
+      },
+    });
+    let created = 0;
+    const create = (server) => () => server.orch('POST', `${DEPLOYMENTS}?fieldValidation=Strict`, deployment(`d-${created++}`), 'application/json');
+    const [createOn, createOff] = await interleaved(withCpu(on, create(on)), withCpu(off, create(off)));
+    // Updates: each client replaces its own deployment (created first on both servers), unconditionally.
+    for (const server of [on, off]) {
+      for (let i = 0; i < CLIENTS; i++) {
+        const r = await server.orch('POST', DEPLOYMENTS, deployment(`u-${i}`), 'application/json');
+        if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body}`);
+      }
+    }
+    const update = (server) => (client) => server.orch('PUT', `${DEPLOYMENTS}/u-${client}?fieldValidation=Strict`, deployment(`u-${client}`), 'application/json');
+    const [updateOn, updateOff] = await interleaved(withCpu(on, update(on)), withCpu(off, update(off)));
+    // Server-side apply: each client applies its own deployment (created by the first apply), a new replica count each time.
+    let applied = 0;
+    const apply = (server) => (client) => {
+      const body = JSON.parse(deployment(`a-${client}`));
+      body.spec.replicas = 1 + (applied++ % 5);
+      return server.orch('PATCH', `${DEPLOYMENTS}/a-${client}?fieldManager=bench&fieldValidation=Strict`, JSON.stringify(body), 'application/apply-patch+yaml');
+    };
+    const [applyOn, applyOff] = await interleaved(withCpu(on, apply(on)), withCpu(off, apply(off)));
+    const cpuRow = (name, a, b) => ({engine, name, rps: a.cpuPerRequest, ratio: a.cpuPerRequest / b.cpuPerRequest, against: `off ${b.cpuPerRequest.toFixed(0)} CPU-us/req`, note: 'CPU-us per request'});
+    return [
+      row(engine, 'create, validation on', createOn, 'validation off', createOff, 0.8),
+      row(engine, 'update, validation on', updateOn, 'validation off', updateOff, 0.8),
+      row(engine, 'apply, validation on', applyOn, 'validation off', applyOff, 0.8),
+      // The server's CPU time per request (Linux /proc), which the shared machine's noise hardly moves.
+      ...(createOn.cpuPerRequest ? [cpuRow('create CPU on/off', createOn, createOff), cpuRow('update CPU on/off', updateOn, updateOff), cpuRow('apply CPU on/off', applyOn, applyOff)] : []),
+    ];
+  } catch (error) {
+    console.error(on.log(), off.log());
+    throw error;
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+}
+
+/**
+ * GET of one pod by a user RBAC allows (a token user bound to `view`), with 1,000 other roles and
+ * bindings in the cluster, against the same GET on a server with AlwaysAllow, in the same run.
+ */
+async function benchRbac(engine, etcdEndpoint) {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-bench-rbac-'));
+  const tokenFile = join(dir, 'tokens.csv');
+  writeFileSync(tokenFile, 'bench-token,bench,1\n');
+  const rbac = await startOrch(engine, etcdEndpoint, {}, ['--authorization-mode', 'RBAC', '--token-auth-file', tokenFile]);
+  const open = await startOrch(engine, etcdEndpoint, {}, ['--authorization-mode', 'AlwaysAllow', '--token-auth-file', tokenFile]);
+  try {
+    const RBAC = '/apis/rbac.orch.io/v1/namespaces/default';
+    const post = async (server, path, object) => {
+      const r = await server.orch('POST', path, JSON.stringify(object), 'application/json');
+      if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.body}`);
+    };
+    for (let i = 0; i < 1000; i++) {
+      await post(rbac, `${RBAC}/roles`, {apiVersion: 'rbac.orch.io/v1', kind: 'Role', metadata: {name: `r-${i}`}, rules: [{apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: [`cm-${i}`]}]});
+      await post(rbac, `${RBAC}/rolebindings`, {
+        apiVersion: 'rbac.orch.io/v1', kind: 'RoleBinding', metadata: {name: `b-${i}`},
+        roleRef: {apiGroup: 'rbac.orch.io', kind: 'Role', name: `r-${i}`}, subjects: [{apiGroup: 'rbac.orch.io', kind: 'User', name: `user-${i}`}],
+      });
+    }
+    // The bench user's binding last, so a request walks the namespace's bindings before it is allowed.
+    await post(rbac, `${RBAC}/rolebindings`, {
+      apiVersion: 'rbac.orch.io/v1', kind: 'RoleBinding', metadata: {name: 'zz-bench-view'},
+      roleRef: {apiGroup: 'rbac.orch.io', kind: 'ClusterRole', name: 'view'}, subjects: [{apiGroup: 'rbac.orch.io', kind: 'User', name: 'bench'}],
+    });
+    const pod = JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name: 'p'}, spec: {containers: [{name: 'c', image: 'nginx:1.27'}]}});
+    for (const server of [rbac, open]) await post(server, PODS, JSON.parse(pod));
+    const asBench = {authorization: 'Bearer bench-token'};
+    await waitUntil(async () => (await rbac.orch('GET', `${PODS}/p`, undefined, undefined, asBench)).status === 200, 'the bench user allowed', 20_000);
+    const get = (server) => () => server.orch('GET', `${PODS}/p`, undefined, undefined, asBench);
+    const [withRbac, withAlwaysAllow] = await interleaved(get(rbac), get(open));
+    return [row(engine, 'GET pod, RBAC 1,000 roles', withRbac, 'AlwaysAllow', withAlwaysAllow, 0.85)];
+  } finally {
+    await rbac.stop();
+    await open.stop();
+    rmSync(dir, {recursive: true, force: true});
+  }
+}
+
+/**
+ * Auditing (case `audit`): GET and create rates of a server logging every request at Metadata level
+ * to a file (blocking mode, the default), as ratios to a server without auditing. Target: >= 0.8x.
+ */
+async function benchAudit(engine, etcdEndpoint) {
+  const policyArgs = (dataDir) => {
+    writeFileSync(join(dataDir, 'policy.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n');
+    return ['--audit-policy-file', join(dataDir, 'policy.yaml'), '--audit-log-path', join(dataDir, 'audit', 'audit.log'), ...(process.env.AUDIT_ARGS ?? '').split(' ').filter(Boolean)];
+  };
+  const on = await startOrch(engine, etcdEndpoint, {}, policyArgs);
+  const off = await startOrch(engine, etcdEndpoint);
+  try {
+    const CM = '/api/v1/namespaces/default/configmaps';
+    for (const server of [on, off]) {
+      const r = await server.orch('POST', CM, JSON.stringify({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'read-me'}, data: {a: 'b'}}), 'application/json');
+      if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body}`);
+    }
+    const get = (server) => () => server.orch('GET', `${CM}/read-me`);
+    const [getOn, getOff] = await interleaved(get(on), get(off));
+    let n = 0;
+    const create = (server) => () => server.orch('POST', CM, JSON.stringify({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: `c-${n++}`}, data: {a: 'b'}}), 'application/json');
+    const [createOn, createOff] = await interleaved(create(on), create(off));
+    return [row(engine, 'GET, audit Metadata', getOn, 'no audit', getOff, 0.8), row(engine, 'create, audit Metadata', createOn, 'no audit', createOff, 0.8)];
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+}
+
+/** Encryption at rest (case `encryption`): secret creates with aesgcm on secrets, against a server without. Target: >= 0.8x. */
+async function benchEncryption(engine, etcdEndpoint) {
+  const encryptionArgs = (dataDir) => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    writeFileSync(join(dataDir, 'enc.yaml'), `apiVersion: apiserver.config.orch.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - aesgcm: {keys: [{name: k1, secret: ${key}}]}\n      - identity: {}\n`);
+    return ['--encryption-provider-config', join(dataDir, 'enc.yaml')];
+  };
+  const on = await startOrch(engine, etcdEndpoint, {}, encryptionArgs);
+  const off = await startOrch(engine, etcdEndpoint);
+  try {
+    const SECRETS = '/api/v1/namespaces/default/secrets';
+    let n = 0;
+    const create = (server) => () => server.orch('POST', SECRETS, JSON.stringify({apiVersion: 'v1', kind: 'Secret', metadata: {name: `s-${n++}`}, data: {password: Buffer.from('hunter2').toString('base64')}}), 'application/json');
+    const [createOn, createOff] = await interleaved(create(on), create(off));
+    return [row(engine, 'secret create, aesgcm', createOn, 'no encryption', createOff, 0.8)];
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+}
+
+/** The CPU time (user + system, microseconds) a process has used, from /proc; undefined elsewhere. */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return undefined;
+  }
+}
+
+/** Wraps a request function so each round also reports the server's CPU time per request. */
+function withCpu(server, call) {
+  const wrapped = (client) => call(client);
+  wrapped.server = server;
+  return wrapped;
+}
+
+/** Server-side apply rates as ratios to create, interleaved round by round. */
+async function benchApply(engine, orch, podJson) {
+  let created = 0;
+  let applied = 0;
+  let seq = 0;
+  const renamed = (name, labels = {}) => {
+    const pod = JSON.parse(podJson(0));
+    pod.metadata.name = name;
+    Object.assign(pod.metadata.labels, labels);
+    return JSON.stringify(pod);
+  };
+  const APPLY = 'application/apply-patch+yaml';
+  const [create, applyCreate, mergeUpdate, applyUpdate] = await interleaved(
+    () => orch('POST', PODS, renamed(`create-${created++}`), 'application/json'),
+    () => orch('PATCH', `${PODS}/apply-${applied}?fieldManager=bench`, renamed(`apply-${applied++}`), APPLY),
+    (client) => orch('PATCH', `${PODS}/bench-${client}`, JSON.stringify({metadata: {labels: {seq: String(seq++)}}}), 'application/merge-patch+json'),
+    (client) => orch('PATCH', `${PODS}/bench-${client}?fieldManager=bench&force=true`, renamed(`bench-${client}`, {n: String(client), seq: String(seq++)}), APPLY),
+  );
+  // The merge patches take the label over (their manager is the User-Agent), so the applies force, as
+  // controllers do. An update reads and compares-and-swaps in the store, a create only inserts: the label-changing
+  // apply is also shown against the same change made by a merge patch.
+  return [
+    row(engine, 'apply (creates a pod)', applyCreate, 'POST create', create),
+    row(engine, 'apply (changes a label)', applyUpdate, 'POST create', create),
+    row(engine, 'apply (changes a label)', applyUpdate, 'PATCH merge (same change)', mergeUpdate),
+  ];
+}
+
 /**
  * The machine is shared and noisy: each figure is the median of ROUNDS short rounds, and orch and its
  * baseline alternate round by round, so a burst of noise hits both alike.
@@ -275,9 +572,20 @@ async function benchEngine(engine, etcdEndpoint, lib) {
 async function interleaved(...calls) {
   const results = calls.map(() => []);
   for (let i = 0; i < ROUNDS; i++) {
-    for (const [n, call] of calls.entries()) results[n].push(await load(CLIENTS, call));
+    for (const [n, call] of calls.entries()) {
+      const before = call.server && cpuMicros(call.server.pid);
+      const measured = await load(CLIENTS, call);
+      const after = call.server && cpuMicros(call.server.pid);
+      if (before !== undefined && after !== undefined) measured.cpuPerRequest = (after - before) / measured.total;
+      results[n].push(measured);
+    }
   }
-  return results.map(median);
+  return results.map((r) => {
+    const chosen = median(r);
+    // CPU per request: the median over rounds on its own (it does not go with the rate's round).
+    if (r[0]?.cpuPerRequest !== undefined) chosen.cpuPerRequest = [...r.map((x) => x.cpuPerRequest)].sort((a, b) => a - b)[Math.floor(r.length / 2)];
+    return chosen;
+  });
 }
 
 async function rounds(measure) {
@@ -297,11 +605,13 @@ async function load(clients, call, seconds = ROUND_SECONDS) {
   const endAt = warmUntil + seconds * 1000;
   const latencies = [];
   let errors = 0;
+  let total = 0;
   await Promise.all(
     Array.from({length: clients}, async (_, client) => {
       while (Date.now() < endAt) {
         const start = performance.now();
         const r = await call(client);
+        total++;
         const ms = performance.now() - start;
         if (r.status < 200 || r.status >= 300) errors++;
         if (Date.now() > warmUntil) latencies.push(ms);
@@ -310,7 +620,7 @@ async function load(clients, call, seconds = ROUND_SECONDS) {
   );
   if (errors) throw new Error(`${errors} requests failed`);
   latencies.sort((a, b) => a - b);
-  return {rps: latencies.length / seconds, p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))], n: latencies.length};
+  return {rps: latencies.length / seconds, p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))], n: latencies.length, total};
 }
 
 function row(engine, name, measured, againstName, against, target) {
@@ -329,9 +639,9 @@ function printTable(rows) {
   }
 }
 
-function send(agent, base, method, path, body, contentType) {
+function send(agent, base, method, path, body, contentType, extraHeaders = {}) {
   return new Promise((resolve, reject) => {
-    const headers = {accept: 'application/json'};
+    const headers = {accept: 'application/json', ...extraHeaders};
     if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
     const req = request(new URL(path, base), {method, agent, headers, timeout: 30_000}, (res) => {
       const chunks = [];

@@ -24,10 +24,15 @@ export interface ManagedFieldsUpdate {
   hasStatus?: boolean;
 }
 
-/** The managedFields list after a write by `manager` (operation Update). */
+/**
+ * The managedFields list after a write by `manager` (operation Update). Managed fields the writer
+ * sends replace the stored ones first, as upstream (kubectl rewrites them when it moves a client-side
+ * applier to server-side apply); none sent, or an empty list, keeps the stored ones.
+ */
 export function updateManagedFields(input: ManagedFieldsUpdate): ManagedFieldsEntry[] {
   const meta = input.previous?.metadata;
-  const managers = decodeManagers(isJsonObject(meta) ? meta.managedFields : undefined);
+  const sent = isJsonObject(input.next.metadata) ? input.next.metadata.managedFields : undefined;
+  const managers = Array.isArray(sent) && sent.length ? decodeManagers(sent) : decodeManagers(isJsonObject(meta) ? meta.managedFields : undefined);
   const type = input.type ?? builtinTypes.root(String(input.next.apiVersion ?? ''), String(input.next.kind ?? ''));
   return encodeManagers(recordUpdate({
     live: input.previous, next: input.next, managers, manager: input.manager, apiVersion: input.apiVersion, subresource: input.subresource,

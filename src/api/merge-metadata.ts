@@ -11,7 +11,7 @@
  * struct PodSpec for the json field "foo"`).
  */
 import { nameSet } from './names.js';
-import { MERGE_TABLE_KINDS, MERGE_TABLE_TYPES } from './schema/merge-table.generated.js';
+import { MERGE_TABLE_ATOMIC, MERGE_TABLE_KINDS, MERGE_TABLE_TYPES } from './schema/merge-table.generated.js';
 
 /** The values a `patchStrategy` tag can take. */
 export type PatchStrategy = 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys';
@@ -26,6 +26,12 @@ export interface FieldMeta {
   readonly elementKind?: string;
   /** `map`: the value is a Go map (keys are data, not fields); `list`, `struct`, `scalar`. */
   readonly shape?: 'struct' | 'list' | 'map' | 'scalar';
+  /** `x-kubernetes-list-type` (server-side apply): atomic, set or map. */
+  readonly listType?: 'atomic' | 'set' | 'map';
+  /** `x-kubernetes-list-map-keys`. */
+  readonly listMapKeys?: readonly string[];
+  /** `x-kubernetes-map-type`: a map or struct owned as a whole. */
+  readonly mapType?: 'atomic' | 'granular';
 }
 
 /** A struct type: its fields. `open` types (custom resources, kinds without a schema) take any field. */
@@ -33,6 +39,8 @@ export interface StructSchema {
   readonly name: string;
   readonly fields: Readonly<Record<string, FieldMeta>>;
   readonly open?: boolean;
+  /** The type is `x-kubernetes-map-type: atomic` (owned as a whole by server-side apply). */
+  readonly atomic?: boolean;
   /** A Go map's value metadata: every key of the map has it. */
   readonly mapValue?: FieldMeta;
 }
@@ -40,6 +48,12 @@ export interface StructSchema {
 let typeLines: Map<string, string> | undefined;
 const parsed = new Map<string, StructSchema>();
 let kindIndex: Map<string, string> | undefined;
+let atomic: Set<string> | undefined;
+
+function atomicTypes(): Set<string> {
+  atomic ??= new Set(MERGE_TABLE_ATOMIC.split('\n'));
+  return atomic;
+}
 
 function lines(): Map<string, string> {
   if (!typeLines) {
@@ -53,7 +67,7 @@ function lines(): Map<string, string> {
 }
 
 function parseField(spec: string): [string, FieldMeta] {
-  const [name, kind, elem, strategy, mergeKey] = spec.split(':') as [string, string, string?, string?, string?];
+  const [name, kind, elem, strategy, mergeKey, listType, listMapKeys, mapType] = spec.split(':') as [string, string, string?, string?, string?, string?, string?, string?];
   const isStruct = elem !== undefined && elem !== '' && lines().has(elem);
   const meta: FieldMeta = {
     shape: kind === 'l' ? 'list' : kind === 'm' ? 'map' : kind === 's' ? 'struct' : 'scalar',
@@ -61,6 +75,9 @@ function parseField(spec: string): [string, FieldMeta] {
     ...(strategy ? { strategy: strategy.replace('+', ',') as PatchStrategy } : {}),
     ...(mergeKey ? { mergeKey } : {}),
     ...(kind === 'l' ? { elementKind: isStruct ? 'struct' : elem === 'string' ? 'string' : elem || 'struct' } : {}),
+    ...(listType ? { listType: listType as FieldMeta['listType'] } : {}),
+    ...(listMapKeys ? { listMapKeys: listMapKeys.split('+') } : {}),
+    ...(mapType ? { mapType: mapType as FieldMeta['mapType'] } : {}),
   };
   return [name, meta];
 }
@@ -76,7 +93,7 @@ export function schemaType(name: string): StructSchema | undefined {
     const [field, meta] = parseField(spec);
     fields[field] = meta;
   }
-  const schema: StructSchema = { name: shortName(name), fields };
+  const schema: StructSchema = { name: shortName(name), fields, ...(atomicTypes().has(name) ? { atomic: true } : {}) };
   parsed.set(name, schema);
   return schema;
 }

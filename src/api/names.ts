@@ -278,6 +278,19 @@ export function selectNames(id: NameSetId): NameSet {
   return active;
 }
 
+/**
+ * A value computed from the active name set, once per set: for tables and sets that modules used to
+ * build at import time (they must not read names() then) and that hot paths read often.
+ */
+export function perNameSet<T>(build: (n: NameSet) => T): () => T {
+  const memo = new Map<NameSetId, T>();
+  return () => {
+    let value = memo.get(active.id);
+    if (value === undefined) memo.set(active.id, (value = build(active)));
+    return value;
+  };
+}
+
 /** Parses `--names`; the error names the option and the accepted values. */
 export function parseNameSetId(value: string): NameSetId {
   if ((NAME_SET_IDS as readonly string[]).includes(value)) return value as NameSetId;

@@ -23,6 +23,19 @@ export interface OptionsReport {
   implemented: number;
   total: number;
   options: OptionRow[];
+  /** For programs that take --names: the name set in effect by default, and how to choose. */
+  names?: {default: string | null; accepted: readonly string[]; choose: string};
+}
+
+/** Which name set a program uses unless told, and how to choose (src/api/names.ts). */
+export function namesNote(table: readonly OptionSpec[]): OptionsReport['names'] {
+  const spec = table.find((o) => o.name === 'names');
+  if (!spec) return undefined;
+  return {
+    default: spec.default ?? null,
+    accepted: spec.enum ?? [],
+    choose: `--names ${(spec.enum ?? []).join('|')}`,
+  };
 }
 
 export function optionRow(spec: OptionSpec): OptionRow {
@@ -54,7 +67,10 @@ export function formatOptionsTable(report: OptionsReport): string {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-  return [line(header), ...rows.map(line), '', `${report.implemented}/${report.total} options implemented`].join('\n');
+  const names = report.names
+    ? [`names in effect: ${report.names.default ?? 'the API server\'s, learned from its discovery'} (choose with ${report.names.choose})`]
+    : [];
+  return [line(header), ...rows.map(line), '', ...names, `${report.implemented}/${report.total} options implemented`].join('\n');
 }
 
 export default class OptionsCommand extends OrchCommand {
@@ -75,7 +91,7 @@ export default class OptionsCommand extends OrchCommand {
     }
     const table = await loadOptionTable(program);
     const options = table.map(optionRow);
-    const report = {program, implemented: options.filter((o) => o.implemented).length, total: options.length, options};
+    const report = {program, implemented: options.filter((o) => o.implemented).length, total: options.length, options, names: namesNote(table)};
     process.stdout.write(
       (flags.output === 'json' ? JSON.stringify(report, null, 2) : formatOptionsTable(report)) + '\n',
     );

@@ -72,6 +72,7 @@ export async function selectDaemonNames(table: OptionTable, options: ResolvedOpt
     if (id) log.info('Using the name set the API server serves', 'names', id);
   }
   const n = selectNames(id ?? 'orch');
+  log.v(1).info('Names in effect', 'names', n.id, 'domain', n.domain, 'systemNamespace', n.namespaces.system);
   options.values.names = n.id;
   applyNameSetDefaults(table, options, n);
   return n;

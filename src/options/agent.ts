@@ -659,12 +659,12 @@ export const agentOptions: OptionTable = [
   {
     name: 'authentication-token-webhook', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Check bearer tokens with TokenReview requests to the API server.',
-    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'authentication.webhook.enabled',
+    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'authentication.webhook.enabled',
   },
   {
     name: 'authentication-token-webhook-cache-ttl', type: 'duration', seedType: 'duration', seedDefault: '2m0s', default: '2m0s',
     help: 'How long token review answers are cached.',
-    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'authentication.webhook.cacheTTL',
+    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'authentication.webhook.cacheTTL',
   },
   {
     name: 'authorization-mode', type: 'string', enum: ['AlwaysAllow', 'Webhook'], seedType: 'string',
@@ -675,12 +675,12 @@ export const agentOptions: OptionTable = [
   {
     name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', seedType: 'duration', seedDefault: '5m0s', default: '5m0s',
     help: 'How long an "allowed" answer of the webhook is cached.',
-    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'authorization.webhook.cacheAuthorizedTTL',
+    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'authorization.webhook.cacheAuthorizedTTL',
   },
   {
     name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', seedType: 'duration', seedDefault: '30s', default: '30s',
     help: 'How long a "denied" answer of the webhook is cached.',
-    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: false, configKey: 'authorization.webhook.cacheUnauthorizedTTL',
+    section: AUTHENTICATION, deprecated: USE_CONFIG_FILE, implemented: true, configKey: 'authorization.webhook.cacheUnauthorizedTTL',
   },
 
   // ---- Events ----

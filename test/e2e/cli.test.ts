@@ -47,6 +47,20 @@ describe('orch options', () => {
     expect(r.stdout.split('\n')[0]).toMatch(/^OPTION\s+TYPE\s+DEFAULT\s+SECTION\s+IMPLEMENTED/);
     expect(r.stdout).toMatch(/\n\d+\/\d+ options implemented\n$/);
   });
+  it('says which name set is in effect and how to choose', () => {
+    expect(runOrch(['options', 'apiserver']).stdout).toContain('\nnames in effect: orch (choose with --names orch|kubernetes)\n');
+    expect(runOrch(['options', 'agent']).stdout).toContain('\nnames in effect: the API server\'s, learned from its discovery (choose with --names orch|kubernetes)\n');
+    const report = JSON.parse(runOrch(['options', 'controller-manager', '-o', 'json']).stdout);
+    expect(report.names).toEqual({default: null, accepted: ['orch', 'kubernetes'], choose: '--names orch|kubernetes'});
+    expect(report.options.find((o: {name: string}) => o.name === 'names')).toMatchObject({orchOnly: true, implemented: true, section: 'orch'});
+  });
+  it('refuses a bad --names before starting, naming the option and the accepted values', () => {
+    for (const program of ['apiserver', 'controller-manager', 'agent', 'up']) {
+      const r = runOrch([program, '--names', 'k8s']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('invalid value "k8s" for --names: not one of the accepted values; expected one of orch, kubernetes');
+    }
+  });
   it('refuses an unknown program, naming the accepted ones', () => {
     const r = runOrch(['options', 'scheduler']);
     expect(r.code).toBe(1);

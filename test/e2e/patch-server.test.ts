@@ -215,7 +215,9 @@ describe('server errors, as kubectl prints them', () => {
       ['pod', 'web', '-p', '{"metadata":{"resourceVersion":"1","labels":{"x":"y"}}}'],
       'Error from server (Conflict): Operation cannot be fulfilled on pods "web": the object has been modified; please apply your changes to the latest version and try again\n',
     ],
-    ['an invalid result', ['pod', 'web', '-p', '{"metadata":{"labels":"invalid"}}'], 'The Pod "web" is invalid: metadata.labels: Invalid value: "invalid": must be a map\n'],
+    // The patched object no longer decodes: upstream's decoder error (the API server's schema stage).
+    ['an invalid result', ['pod', 'web', '-p', '{"metadata":{"labels":"invalid"}}'],
+      'Error from server (BadRequest): Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal string into Go struct field ObjectMeta.metadata.labels of type map[string]string\n'],
     ['an unknown type', ['foos', 'web', '-p', '{}'], 'error: the server doesn\'t have a resource type "foos"\n'],
     ['a refused connection', ['-s', 'http://127.0.0.1:1', 'pod', 'web', '-p', '{}'], 'The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?\n'],
     ['a missing context', ['--context', 'nope', 'pod', 'web', '-p', '{}'], 'error: context "nope" does not exist\n'],

@@ -5,7 +5,7 @@
  * Then bad input, and a stream cut in the middle: kubectl prints upstream's error text, and
  * afterwards no exec process and no agent connection is left while both daemons keep serving.
  */
-import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {afterAll, beforeAll, describe, expect, it, jest} from '@jest/globals';
 import {execFileSync, spawn, type ChildProcess} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
 import {mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync} from 'node:fs';
@@ -16,10 +16,14 @@ import {orchBin, repoRoot} from '../helpers/run-orch.js';
 import {freePort} from '../helpers/apiserver.js';
 import {waitForBuild} from '../helpers/controller-manager.js';
 
+// Each test runs several kubectl processes against a daemon on a loaded machine: generous bounds.
+jest.setTimeout(90_000);
+
 const kubectlDir = dirname(realpathSync(execFileSync('sh', ['-c', 'command -v kubectl']).toString().trim()));
+/** Each kubectl and the protocol its 101 answer must name (kubectl -v=8 prints the response headers). */
 const VERSIONS = [
-  {version: '1.27', protocol: 'SPDY'},
-  {version: '1.33', protocol: 'WebSocket'},
+  {version: '1.27', protocol: 'SPDY', execHeader: /X-Stream-Protocol-Version: v4\.channel\.k8s\.io/, forwardHeader: /X-Stream-Protocol-Version: portforward\.k8s\.io/},
+  {version: '1.33', protocol: 'WebSocket', execHeader: /Sec-Websocket-Protocol: v5\.channel\.k8s\.io/, forwardHeader: /Sec-Websocket-Protocol: SPDY\/3\.1\+portforward\.k8s\.io/},
 ];
 
 interface Result {
@@ -89,9 +93,10 @@ function processesRunning(argv: string[]): number {
 }
 
 function podYaml(name: string, container: Record<string, unknown>, restartPolicy = 'Always'): string {
-  return JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name}, spec: {restartPolicy, containers: [{name: 'main', image: 'none', ...container}]}});
+  return JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name, labels: {app: name}}, spec: {restartPolicy, containers: [{name: 'main', image: 'none', ...container}]}});
 }
 
+/** Creates an object from its JSON (pods mostly). */
 async function createPod(manifest: string): Promise<void> {
   const file = join(dir, `pod-${randomBytes(4).toString('hex')}.json`);
   writeFileSync(file, manifest);
@@ -123,11 +128,21 @@ beforeAll(async () => {
   await until('the node to be Ready', async () => (await run('1.33', ['get', 'nodes', '-o', 'jsonpath={.items[0].status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True' || undefined);
   await createPod(podYaml('web', {
     command: ['python3', '-m', 'http.server', '--bind', '127.0.0.1', String(webPort)],
+    ports: [{name: 'http', containerPort: webPort}],
     workingDir: dir,
     env: [{name: 'GREETING', value: 'hello from web'}],
   }));
   await createPod(podYaml('done', {command: ['true']}, 'Never'));
+  await createPod(JSON.stringify({apiVersion: 'v1', kind: 'Service', metadata: {name: 'web'}, spec: {selector: {app: 'web'}, ports: [{port: 80, targetPort: 'http'}]}}));
+  // alice may read pods (kubectl exec reads the pod first) but not exec into them.
+  const rbac = (await run('1.33', ['api-versions'])).stdout.split('\n').find((v) => v.startsWith('rbac.') && v.endsWith('/v1'));
+  await createPod(JSON.stringify({apiVersion: rbac, kind: 'Role', metadata: {name: 'pod-reader', namespace: 'default'}, rules: [{apiGroups: [''], resources: ['pods'], verbs: ['get', 'list']}]}));
+  await createPod(JSON.stringify({
+    apiVersion: rbac, kind: 'RoleBinding', metadata: {name: 'alice-reads', namespace: 'default'},
+    roleRef: {apiGroup: rbac!.split('/')[0], kind: 'Role', name: 'pod-reader'}, subjects: [{apiGroup: rbac!.split('/')[0], kind: 'User', name: 'alice'}],
+  }));
   for (const {version} of VERSIONS) {
+    await createPod(podYaml(`shell-${version.replace('.', '')}`, {stdin: true, tty: true, command: ['sh']}, 'Never'));
     await createPod(podYaml(`echo-${version.replace('.', '')}`, {stdin: true, stdinOnce: true, command: ['sh', '-c', 'while read l; do echo got:$l; done; echo bye']}, 'Never'));
   }
   writeFileSync(join(dir, 'index.html'), 'served through the forward\n');
@@ -149,7 +164,26 @@ afterAll(async () => {
   if (dir) rmSync(dir, {recursive: true, force: true});
 });
 
-describe.each(VERSIONS)('kubectl $version ($protocol)', ({version}) => {
+describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, forwardHeader}) => {
+  it('upgrades with the expected protocol, without falling back', async () => {
+    const exec = await run(version, ['exec', 'web', '-v=8', '--', 'true']);
+    expect(exec.code).toBe(0);
+    const afterUpgrade = (log: string) => log.slice(log.indexOf('101 Switching Protocols'));
+    expect(afterUpgrade(exec.stderr)).toMatch(execHeader);
+    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', 'pod/web', `:${webPort}`, '-v=8']);
+    let out = '';
+    forward.stdout.on('data', (d) => (out += d));
+    forward.stderr.on('data', (d) => (out += d));
+    try {
+      const local = await until('the forward', () => /Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out)?.[1], 20_000);
+      execFileSync('curl', ['-sS', '--max-time', '10', '-o', '/dev/null', `http://127.0.0.1:${local}/index.html`]);
+      await until('the upgrade', () => out.includes('101 Switching Protocols') || undefined, 10_000);
+      expect(afterUpgrade(out)).toMatch(forwardHeader);
+    } finally {
+      forward.kill('SIGTERM');
+    }
+  }, 90_000);
+
   it('exec runs the command in the pod\'s context, with stdin, stderr and the exit code', async () => {
     const r = await run(version, ['exec', '-i', 'web', '--', 'sh', '-c', 'wc -l; echo "$GREETING"; pwd; echo oops >&2; exit 3'], {input: 'one\ntwo\n'});
     expect(r.stdout).toBe(`2\nhello from web\n${dir}\n`);
@@ -170,8 +204,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version}) => {
       // (capture-pane trims the prompt's trailing space)
       await until('the shell prompt', () => /[#$]\s*$/m.test(pane()) || undefined, 20_000);
       execFileSync('tmux', ['send-keys', '-t', session, 'tty; stty size', 'Enter']);
-      await until('the first size', () => /\n30 100\n/.test(pane()) || undefined, 10_000);
-      expect(pane()).toMatch(/\/dev\/pts\/\d+/);
+      await until('the terminal and its size', () => (/\n30 100\n/.test(pane()) && /\/dev\/pts\/\d+/.test(pane())) || undefined, 10_000);
       execFileSync('tmux', ['resize-window', '-t', session, '-x', '90', '-y', '20']);
       // The resize travels as a message of its own; give it a moment before asking again.
       await new Promise((r) => setTimeout(r, 500));
@@ -189,7 +222,27 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version}) => {
     } finally {
       execFileSync('tmux', ['kill-session', '-t', session]);
     }
-  }, 60_000);
+  }, 90_000);
+
+  it('attach -it reaches a tty container\'s terminal, which follows the window size', async () => {
+    const pod = `shell-${version.replace('.', '')}`;
+    await waitPhase(pod, 'Running');
+    const session = `orch-attach-${version.replace('.', '')}-${process.pid}`;
+    const command = `${join(kubectlDir, `kubectl.${version}`)} --kubeconfig ${orchconfig} attach -it ${pod}; sleep 30`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '100', '-y', '30', command]);
+    try {
+      const pane = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session]).toString();
+      await until('kubectl to attach', () => pane().includes('try pressing enter') || undefined, 20_000);
+      execFileSync('tmux', ['send-keys', '-t', session, 'echo $((6*7)); tty', 'Enter']);
+      await until('the answer and the terminal', () => (/^42$/m.test(pane()) && /\/dev\/pts\/\d+/.test(pane())) || undefined, 10_000);
+      execFileSync('tmux', ['resize-window', '-t', session, '-x', '90', '-y', '20']);
+      await new Promise((r) => setTimeout(r, 500));
+      execFileSync('tmux', ['send-keys', '-t', session, 'stty size', 'Enter']);
+      await until('the new size', () => /^20 90$/m.test(pane()) || undefined, 10_000);
+    } finally {
+      execFileSync('tmux', ['kill-session', '-t', session]);
+    }
+  }, 90_000);
 
   it('attach connects to the container\'s stdin and output', async () => {
     const pod = `echo-${version.replace('.', '')}`;
@@ -199,8 +252,11 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version}) => {
     expect(r.code).toBe(0);
   });
 
-  it('port-forward carries HTTP to the pod\'s port (curl through the forward)', async () => {
-    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', 'pod/web', `:${webPort}`]);
+  it.each([
+    ['pod/web', () => String(webPort)],
+    ['svc/web', () => '80'],
+  ])('port-forward %s carries HTTP to the pod\'s port (curl through the forward)', async (target, remote) => {
+    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', target, `:${remote()}`]);
     let out = '';
     forward.stdout.on('data', (d) => (out += d));
     forward.stderr.on('data', (d) => (out += d));
@@ -213,7 +269,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version}) => {
     } finally {
       forward.kill('SIGTERM');
     }
-  }, 40_000);
+  }, 90_000);
 
   it('cp copies a file into the pod and back, byte for byte', async () => {
     const original = randomBytes(256 * 1024 + 17);
@@ -231,6 +287,10 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version}) => {
     expect(await run(version, ['exec', 'nope', '--', 'true'])).toMatchObject({code: 1, stderr: 'Error from server (NotFound): pods "nope" not found\n'});
     expect(await run(version, ['exec', 'web', '-c', 'nope', '--', 'true'])).toMatchObject({code: 1, stderr: expect.stringContaining('container nope is not valid for pod web')});
     expect(await run(version, ['exec', 'done', '--', 'true'])).toMatchObject({code: 1, stderr: 'error: cannot exec into a container in a completed pod; current phase is Succeeded\n'});
+    // orch up authorizes with RBAC: exec is `create` on pods/exec (a WebSocket GET needs `get` too).
+    const forbidden = await run(version, ['exec', '--as=alice', 'web', '--', 'true']);
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toMatch(/pods "web" is forbidden: User "alice" cannot (create|get) resource "pods\/exec" in API group "" in the namespace "default"/);
     const missing = await run(version, ['exec', 'web', '--', 'no-such-command']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('exec: "no-such-command": executable file not found in $PATH');
@@ -258,20 +318,20 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version}) => {
     } finally {
       forward.kill('SIGKILL');
     }
-  }, 40_000);
+  }, 90_000);
 
   it('a stream cut in the middle ends the exec process and its connections; both daemons keep serving', async () => {
     const baseline = agentConnections();
     const argv = ['sleep', `${3000 + Number(version.replace('.', ''))}`];
     const exec = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'exec', 'web', '--', ...argv]);
     await until('the exec process', () => processesRunning(argv) === 1 || undefined, 15_000);
-    expect(agentConnections()).toBe(baseline + 1);
+    expect(agentConnections()).toBeGreaterThanOrEqual(baseline + 1);
     exec.kill('SIGKILL');
     await until('the exec process to end', () => processesRunning(argv) === 0 || undefined, 15_000);
-    await until('the agent connection to close', () => agentConnections() === baseline || undefined, 15_000);
+    await until('the agent connection to close', () => agentConnections() <= baseline || undefined, 15_000);
     const again = await run(version, ['exec', 'web', '--', 'echo', 'still serving']);
     expect(again).toEqual({code: 0, stdout: 'still serving\n', stderr: ''});
-  }, 40_000);
+  }, 90_000);
 });
 
 describe('after every stream', () => {

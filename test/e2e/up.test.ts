@@ -9,60 +9,10 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {orchBin, repoRoot} from '../helpers/run-orch.js';
-import {freePort, kubectl} from '../helpers/apiserver.js';
+import {kubectl} from '../helpers/apiserver.js';
+import {ports, status, until, upArgs, type Ports} from '../helpers/up.js';
 import {waitForBuild} from '../helpers/controller-manager.js';
 import {requireTool} from '../helpers/tools.js';
-
-interface Ports {
-  api: number;
-  cm: number;
-  agent: number;
-  readOnly: number;
-  healthz: number;
-}
-
-async function ports(): Promise<Ports> {
-  return {api: await freePort(), cm: await freePort(), agent: await freePort(), readOnly: await freePort(), healthz: await freePort()};
-}
-
-function upArgs(dataDir: string, p: Ports): string[] {
-  return [
-    'up', '--data-dir', dataDir,
-    '--apiserver-arg', `secure-port=${p.api}`, '--apiserver-arg', 'bind-address=127.0.0.1',
-    '--controller-manager-arg', `secure-port=${p.cm}`, '--controller-manager-arg', 'bind-address=127.0.0.1',
-    '--controller-manager-arg', 'leader-elect-lease-duration=4s', '--controller-manager-arg', 'leader-elect-renew-deadline=3s',
-    '--controller-manager-arg', 'leader-elect-retry-period=1s',
-    '--agent-arg', `port=${p.agent}`, '--agent-arg', `read-only-port=${p.readOnly}`, '--agent-arg', `healthz-port=${p.healthz}`,
-    '--agent-arg', 'address=127.0.0.1', '--agent-arg', 'node-status-update-frequency=2s',
-  ];
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-function status(orchconfig: string, p: Ports): Promise<{code: number; json: any}> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [orchBin, 'status', '-o', 'json', '--orchconfig', orchconfig, '--controller-manager-url', `https://127.0.0.1:${p.cm}`, '--agent-url', `https://127.0.0.1:${p.agent}`]);
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('close', (code) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(out);
-      } catch {
-        json = undefined;
-      }
-      resolve({code: code ?? -1, json});
-    });
-  });
-}
 
 describe('orch up', () => {
   let dir: string;
@@ -210,7 +160,8 @@ describe('orch up dashboard on a terminal', () => {
     const p = await ports();
     // CI set as on a CI runner: on a terminal the dashboard is drawn all the same.
     const cmd = ['env', 'CI=true', process.execPath, orchBin, ...upArgs(join(dir, 'data'), p)].map((a) => `'${a}'`).join(' ');
-    execFileSync('tmux', ['-L', socket, 'new-session', '-d', '-x', '200', '-y', '120', '-s', 'main', cmd]);
+    // Tall enough for the log lines above the dashboard (every controller's start line) and its readyz checks.
+    execFileSync('tmux', ['-L', socket, 'new-session', '-d', '-x', '200', '-y', '250', '-s', 'main', cmd]);
     const screen = await until(
       'the dashboard to show the leader',
       () => {

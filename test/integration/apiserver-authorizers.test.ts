@@ -151,6 +151,13 @@ describe('ABAC and Webhook authorizers', () => {
     expect(run.stderr).toContain(`error reading policy file ${bad}, line 3: {"user": alice}`);
   });
 
+  it('stops the start when the policy file cannot be read, naming the option and the file', async () => {
+    const missing = join(dir, 'no-such-policy.jsonl');
+    const run = runOrch(['apiserver', '--data-dir', join(dir, 'unreadable'), '--secure-port', String(await freePort()), '--bind-address', '127.0.0.1', '--authorization-mode', 'ABAC', '--authorization-policy-file', missing]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(`--authorization-policy-file: cannot read ${missing}`);
+  });
+
   it('refuses an unknown webhook version at start with the accepted values', async () => {
     const run = runOrch([
       'apiserver', '--data-dir', join(dir, 'bad-version'), '--secure-port', String(await freePort()), '--bind-address', '127.0.0.1',

@@ -1,6 +1,7 @@
 /**
  * kubectl against `orch apiserver` (run as the CLI, on SQLite and on etcd) with nothing but the
- * generated admin orchconfig. Every kubectl call is asynchronous and bounded.
+ * generated admin orchconfig. Every kubectl call is asynchronous and bounded. The suite runs with
+ * each name set (`--names orch|kubernetes`; upstream's on SQLite only, the store is the same).
  *
  * kubectl's generator commands (`kubectl create namespace x`) send protobuf bodies; orch decodes
  * them (src/api/protobuf), so they work too.
@@ -12,6 +13,7 @@ import {join} from 'node:path';
 import {stringify} from 'yaml';
 import {type Engine, type ServerProcess, configMap, kubectl, kubectlStream, pod, startApiServerProcess} from '../helpers/apiserver.js';
 import {type EtcdServer, startEtcd} from '../helpers/etcd.js';
+import {nameSet, type NameSet, type NameSetId} from '../../src/api/names.js';
 
 const deployment = {
   apiVersion: 'apps/v1',
@@ -24,8 +26,8 @@ const deployment = {
   },
 };
 
-const crd = {
-  apiVersion: 'apiextensions.orch.io/v1',
+const crdOf = (n: NameSet) => ({
+  apiVersion: `${n.groups.apiextensions}/v1`,
   kind: 'CustomResourceDefinition',
   metadata: {name: 'widgets.example.com'},
   spec: {
@@ -34,11 +36,17 @@ const crd = {
     names: {plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd']},
     versions: [{name: 'v1', served: true, storage: true, schema: {openAPIV3Schema: {type: 'object', 'x-kubernetes-preserve-unknown-fields': true}}}],
   },
-};
+});
 
 const widget = {apiVersion: 'example.com/v1', kind: 'Widget', metadata: {name: 'w1'}, spec: {size: 3}};
 
-describe.each<Engine>(['sqlite', 'etcd'])('kubectl against orch apiserver on %s', (engine) => {
+describe.each<[Engine, NameSetId]>([
+  ['sqlite', 'orch'],
+  ['etcd', 'orch'],
+  ['sqlite', 'kubernetes'],
+])('kubectl against orch apiserver on %s with the %s names', (engine, namesId) => {
+  const n = nameSet(namesId);
+  const crd = crdOf(n);
   let etcd: EtcdServer | undefined;
   let server: ServerProcess;
   let dir: string;
@@ -59,7 +67,7 @@ describe.each<Engine>(['sqlite', 'etcd'])('kubectl against orch apiserver on %s'
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-kubectl-'));
     if (engine === 'etcd') etcd = await startEtcd();
-    server = await startApiServerProcess({engine, etcdEndpoint: etcd?.endpoint});
+    server = await startApiServerProcess({engine, etcdEndpoint: etcd?.endpoint, args: ['--names', namesId]});
     orchconfig = server.orchconfigPath;
   });
   afterAll(async () => {
@@ -71,7 +79,8 @@ describe.each<Engine>(['sqlite', 'etcd'])('kubectl against orch apiserver on %s'
   it('lists the bootstrap namespaces with only the generated orchconfig', async () => {
     const r = await k(['get', 'ns', '-o', 'name']);
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')).toEqual(expect.arrayContaining(['namespace/default', 'namespace/orch-system', 'namespace/orch-public', 'namespace/orch-node-lease']));
+    const {system, public: publicNs, nodeLease} = n.namespaces;
+    expect(r.stdout.split('\n')).toEqual(expect.arrayContaining(['namespace/default', `namespace/${system}`, `namespace/${publicNs}`, `namespace/${nodeLease}`]));
   });
 
   it('creates objects with kubectl generator commands, which send protobuf', async () => {
@@ -188,7 +197,7 @@ describe.each<Engine>(['sqlite', 'etcd'])('kubectl against orch apiserver on %s'
   });
 
   it('serves a CRD created with create -f, and its custom objects', async () => {
-    expect(await k(['create', '-f', manifest('crd.yaml', crd)])).toMatchObject({code: 0, stdout: 'customresourcedefinition.apiextensions.orch.io/widgets.example.com created\n'});
+    expect(await k(['create', '-f', manifest('crd.yaml', crd)])).toMatchObject({code: 0, stdout: `customresourcedefinition.${n.groups.apiextensions}/widgets.example.com created\n`});
     // Discovery of the new group may lag the create by a moment; kubectl re-reads it on a miss.
     let created = await k(['create', '-f', manifest('widget.yaml', widget)]);
     for (let i = 0; created.code !== 0 && i < 20; i++) {

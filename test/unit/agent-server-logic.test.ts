@@ -215,11 +215,15 @@ describe('configuration', () => {
 
   it.each([
     [{}, []],
-    [{'authorization-mode': 'Webhook'}, [expect.stringContaining('--authorization-mode=Webhook is not supported yet')]],
-    [{'authentication-token-webhook': true}, [expect.stringContaining('--authentication-token-webhook is not supported yet')]],
+    [{'authorization-mode': 'Webhook'}, [expect.stringContaining('--authorization-mode=Webhook asks the API server with SubjectAccessReviews: give the agent an --orchconfig')]],
+    [{'authentication-token-webhook': true}, [expect.stringContaining('--authentication-token-webhook asks the API server with TokenReviews: give the agent an --orchconfig')]],
     [{'authorization-mode': 'Webhook', 'enable-server': false}, []],
-  ])('start check of %j', (options, problems) => {
+  ])('start check of %j without an API server', (options, problems) => {
     expect(unsupportedServerSettings(serverConfigFromOptions(options))).toEqual(problems);
+  });
+
+  it('starts the Webhook modes when there is an API server to ask', () => {
+    expect(unsupportedServerSettings(serverConfigFromOptions({'authorization-mode': 'Webhook', 'authentication-token-webhook': true}), true)).toEqual([]);
   });
 
   it('names the host and loopback in a generated certificate, and a specific bind address', () => {

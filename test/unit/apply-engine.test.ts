@@ -244,6 +244,39 @@ describe('ownership', () => {
     expect(() => apply(next, updated, 'a', { replicas: 2 })).toThrow('Apply failed with 1 conflict: conflict with "kubectl-scale" using apps/v1: .spec.replicas');
   });
 
+  it('a create owns the members of built-in structs, not the structs (their zero values exist upstream)', () => {
+    const next = deployment({
+      replicas: 1, strategy: { type: 'Recreate' },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'x', resources: {} }] } },
+    });
+    const created = recordUpdate({ ...base, live: undefined, next, managers: [], manager: 'kubectl-create', time: T0 });
+    expect(created[0]!.set.toFieldsV1()).toEqual({
+      'f:spec': {
+        'f:replicas': {},
+        'f:strategy': { 'f:type': {} },
+        'f:template': {
+          'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+          'f:spec': { 'f:containers': { '.': {}, 'k:{"name":"app"}': { '.': {}, 'f:image': {}, 'f:name': {}, 'f:resources': {} } } },
+        },
+      },
+    });
+  });
+
+  it('keeps at most 10 Update entries: the oldest merge into ancient-changes', () => {
+    let managers: Manager[] = [];
+    let live: JsonObject = deployment({});
+    for (let i = 0; i < 12; i++) {
+      const next = deployment({ ...(live.spec as JsonObject), [`f${i}`]: i });
+      managers = recordUpdate({ ...base, live, next, managers, manager: `m${i}`, time: `2024-01-01T00:00:${String(i).padStart(2, '0')}Z` });
+      live = next;
+    }
+    expect(managers).toHaveLength(10);
+    const ancient = managers.find((m) => m.manager === 'ancient-changes')!;
+    expect(ancient.set.paths().map(pathString)).toEqual(['.spec.f0', '.spec.f1', '.spec.f2']);
+    expect(ancient.time).toBe('2024-01-01T00:00:02Z');
+    expect(managers.map((m) => m.manager)).not.toContain('m2');
+  });
+
   it('status is not owned through the main resource', () => {
     const { managers } = apply(undefined, [], 'a', { replicas: 1 }, false, T0);
     const updated = recordUpdate({

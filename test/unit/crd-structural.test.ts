@@ -9,6 +9,8 @@ import {prune} from '../../src/api/structural/prune.js';
 import {structuralProblems, type Schema} from '../../src/api/structural/schema.js';
 import {validateAgainstSchema} from '../../src/api/structural/validate.js';
 import {compileValidator} from '../../src/api/cel/rules.js';
+import {crdOpenApi} from '../../src/api/structural/openapi.js';
+import {resolveServiceEndpoint} from '../../src/daemons/apiserver/rest/service-resolver.js';
 import {fieldErrorText} from '../../src/api/status.js';
 import type {JsonObject} from '../../src/patch/types.js';
 
@@ -89,6 +91,12 @@ describe('pruning, defaulting and validation', () => {
     expect(texts(validateAgainstSchema(object as never, widget))).toEqual(expected);
   });
 
+  it('applies the schema of metadata.name', () => {
+    const schema: Schema = {type: 'object', properties: {metadata: {type: 'object', properties: {name: {type: 'string', maxLength: 5}}}}};
+    expect(texts(validateAgainstSchema({metadata: {name: 'toolong'}}, schema))).toEqual(['metadata.name: Too long: may not be more than 5 bytes']);
+    expect(validateAgainstSchema({metadata: {name: 'ok'}}, schema)).toEqual([]);
+  });
+
   it('names list types and map keys by path (for server-side apply)', () => {
     expect(Object.fromEntries(listTypesOf(widget))).toEqual({
       'spec.tags': {listType: 'set'},
@@ -145,6 +153,19 @@ describe('CEL rules', () => {
     ]);
   });
 
+  it('refuses oldSelf where old values cannot be correlated, and fieldPaths the schema lacks', () => {
+    const schema: Schema = {type: 'object', properties: {spec: {type: 'object', properties: {
+      set: {type: 'array', maxItems: 10, 'x-kubernetes-list-type': 'set', items: {type: 'string', maxLength: 10, 'x-kubernetes-validations': [{rule: 'self == oldSelf'}]}},
+      byName: {type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: {
+        type: 'object', required: ['name'], properties: {name: {type: 'string'}, v: {type: 'integer'}}, 'x-kubernetes-validations': [{rule: 'self.v >= oldSelf.v'}],
+      }},
+    }, 'x-kubernetes-validations': [{rule: 'true', fieldPath: '.nosuch'}, {rule: 'true', fieldPath: ".byName[0].name"}]}}};
+    expect(texts(compileValidator(schema, ROOT).errors)).toEqual([
+      `${ROOT}.properties[spec].x-kubernetes-validations[0].fieldPath: Invalid value: ".nosuch": fieldPath must be a valid path: does not refer to a valid field`,
+      `${ROOT}.properties[spec].properties[set].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${ROOT}.properties[spec].properties[set]`,
+    ]);
+  });
+
   it('refuses rules whose estimated cost exceeds the budget, and accepts them once bounded', () => {
     const nested = (bounded: boolean): Schema => ({
       type: 'object',
@@ -170,5 +191,81 @@ describe('CEL rules', () => {
     const many = Array.from({length: 100000}, (_, i) => String(i % 999));
     expect(texts(v.validate({spec: {names: many}}))).toEqual([expect.stringMatching(/^spec: Invalid value: "object": .*(cost budget|cost limit)/)]);
     expect(v.validate({spec: {names: ['a', 'b']}})).toEqual([]);
+  });
+});
+
+describe('OpenAPI of a CRD version', () => {
+  const crd = {
+    spec: {
+      group: 'example.com', names: {plural: 'widgets', kind: 'Widget', listKind: 'WidgetList'},
+      versions: [{name: 'v1', schema: {openAPIV3Schema: {type: 'object', properties: {spec: {type: 'object', properties: {
+        port: {'x-kubernetes-int-or-string': true, anyOf: [{type: 'integer'}, {type: 'string'}]},
+        note: {type: 'string', nullable: true},
+      }, 'x-kubernetes-validations': [{rule: 'true'}]}}}}}],
+    },
+  };
+
+  it('names definitions as upstream, tags them with their group-version-kind, and strips v2 of what Swagger 2.0 cannot say', () => {
+    const doc = crdOpenApi(crd as never, 'v1')!;
+    expect(Object.keys(doc.v3)).toEqual(['com.example.v1.Widget', 'com.example.v1.WidgetList']);
+    const v3 = doc.v3['com.example.v1.Widget'] as any;
+    expect(v3['x-kubernetes-group-version-kind']).toEqual([{group: 'example.com', kind: 'Widget', version: 'v1'}]);
+    expect(Object.keys(v3.properties)).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
+    expect(v3.properties.spec.properties.port.anyOf).toHaveLength(2);
+    const v2 = doc.v2['com.example.v1.Widget'] as any;
+    expect(v2.properties.spec.properties.port).toEqual({'x-kubernetes-int-or-string': true});
+    expect(v2.properties.spec.properties.note).toEqual({});
+    expect(v2.properties.spec['x-kubernetes-validations']).toBeUndefined();
+    expect((doc.v2['com.example.v1.WidgetList'] as any).properties.items.items).toEqual({$ref: '#/definitions/com.example.v1.Widget'});
+    expect(crdOpenApi(crd as never, 'v2')).toBeUndefined();
+  });
+});
+
+describe('rules as real CRDs write them', () => {
+  const schema: Schema = {type: 'object', properties: {spec: {type: 'object', properties: {
+    min: {type: 'integer'}, max: {type: 'integer'}, name: {type: 'string', maxLength: 20},
+    labels: {type: 'object', additionalProperties: {type: 'string', maxLength: 10}, maxProperties: 10},
+    port: {'x-kubernetes-int-or-string': true}, timeout: {type: 'string', maxLength: 10},
+    items: {type: 'array', maxItems: 10, items: {type: 'object', properties: {n: {type: 'string', maxLength: 5}}}},
+    ratio: {type: 'number'}, on: {type: 'boolean'}, when: {type: 'string', format: 'date-time'},
+  }}}};
+  const object: JsonObject = {spec: {
+    min: 1, max: 3, name: 'abc', labels: {a: 'x', ab: 'y'}, port: 'http', timeout: '5m', items: [{n: 'x'}, {n: 'y'}],
+    ratio: 0.7, on: true, when: '2024-01-01T00:00:00Z',
+  }};
+  it.each([
+    'self.min <= self.max', 'self.name == oldSelf.name', 'self.labels.all(k, k.startsWith("a"))', 'size(self.labels) <= 5',
+    'type(self.port) == int ? self.port > 0 : self.port.matches("^[a-z]+$")', "duration(self.timeout) < duration('1h')",
+    'self.items.exists_one(i, i.n == "x")', 'self.items.map(i, i.n).isSorted()', 'self.ratio > 0.5 && self.on', 'self.items == oldSelf.items',
+    'self.labels == oldSelf.labels', 'has(self.name) && self.name.lowerAscii() == self.name', 'self.items.filter(i, i.n.size() > 1).size() <= 2',
+    "'ab' in self.labels", "self.?name.orValue('') != 'bad'", "self.name.split('-').size() < 4", "self.when > timestamp('2020-01-01T00:00:00Z')",
+    'self.when.getFullYear() == 2024', 'self.min + self.max < 100', "string(self.min) == '1'", "self.items.all(i, !has(i.n) || i.n != '')",
+  ])('%s compiles and holds', (rule) => {
+    const s = structuredClone(schema);
+    s.properties!.spec!['x-kubernetes-validations'] = [{rule}];
+    const v = compileValidator(s, ROOT);
+    expect(texts(v.errors)).toEqual([]);
+    expect(texts(v.validate(object, object))).toEqual([]);
+  });
+});
+
+describe('service references of webhooks', () => {
+  const service = {spec: {ports: [{name: 'https', port: 443, targetPort: 8443}]}};
+  const endpoints = {subsets: [{addresses: [{ip: '10.0.0.7'}], ports: [{name: 'https', port: 8443}]}]};
+  it.each<[string, object | undefined, object | undefined, number, string]>([
+    ['an endpoint of the port', service, endpoints, 443, '10.0.0.7:8443'],
+    ['an external name', {spec: {type: 'ExternalName', externalName: 'hooks.example.com', ports: [{port: 443}]}}, undefined, 443, 'hooks.example.com:443'],
+    ['a missing service', undefined, undefined, 443, 'service "ns/hook" not found'],
+    ['an unknown port', service, endpoints, 9443, 'no service port 9443 found for service "hook"'],
+    ['no endpoints', service, {subsets: []}, 443, 'no endpoints available for service "hook"'],
+  ])('%s', (_name, svc, eps, port, expected) => {
+    let got: string;
+    try {
+      const r = resolveServiceEndpoint('ns', 'hook', port, svc as never, eps as never);
+      got = `${r.host}:${r.port}`;
+    } catch (error) {
+      got = (error as Error).message;
+    }
+    expect(got).toBe(expected);
   });
 });

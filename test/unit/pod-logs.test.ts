@@ -9,6 +9,8 @@ describe('kubectl logs: which container', () => {
     [two, 'sidecar', {container: 'sidecar'}],
     [two, null, {error: 'a container name must be specified for pod p, choose one of: [web sidecar]'}],
     [one, 'nope', {error: 'container nope is not valid for pod p'}],
+    [{spec: {containers: [{name: 'web'}], initContainers: [{name: 'setup'}], ephemeralContainers: [{name: 'debug'}]}}, 'setup', {container: 'setup'}],
+    [{spec: {containers: [{name: 'web'}], ephemeralContainers: [{name: 'debug'}]}}, 'debug', {container: 'debug'}],
   ])('%j with %j', (pod, asked, expected) => expect(chooseContainer('p', pod, asked)).toEqual(expected));
 
   it('matches only the log subresource path', () => {

@@ -34,14 +34,20 @@ describe('kubectl bodies', () => {
     expect(new Set(fixtures.map((f) => f.contentType))).toEqual(new Set(['application/vnd.kubernetes.protobuf']));
   });
 
+  it('decodes kubectl create token\'s TokenRequest (audiences and lifetime)', () => {
+    const decoded = decodeProtobufObject(body('token')) as any;
+    expect(decoded).toMatchObject({ kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1', spec: { audiences: ['a'], expirationSeconds: 600 } });
+  });
+
   it('refuses a kind without a schema with a 415 naming it', () => {
-    expect(() => decodeProtobufObject(body('token'))).toThrow(UnsupportedKindError);
-    const error = catchError(() => decodeProtobufBody(body('token')));
+    const unsupported = envelope('apps/v1', 'StatefulSet', new Uint8Array());
+    expect(() => decodeProtobufObject(unsupported)).toThrow(UnsupportedKindError);
+    const error = catchError(() => decodeProtobufBody(unsupported));
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toMatchObject({
       code: 415,
       reason: 'UnsupportedMediaType',
-      message: 'TokenRequest (authentication.k8s.io/v1) cannot be sent as protobuf to this server; send it as JSON instead (kubectl create -f FILE, or -o json)',
+      message: 'StatefulSet (apps/v1) cannot be sent as protobuf to this server; send it as JSON instead (kubectl create -f FILE, or -o json)',
     });
   });
 });

@@ -15,6 +15,24 @@ const fixtures = JSON.parse(readFileSync(join(fixtureDir, 'fixtures.json'), 'utf
 const served = fixtures.filter((f) => f.name !== 'token' && !/\.k8s\.io\//.test(f.path));
 const body = (name: string) => readFileSync(join(fixtureDir, `${name}.bin`));
 const expected = (name: string) => JSON.parse(readFileSync(join(fixtureDir, `${name}.json`), 'utf8'));
+/** A protobuf body of a kind without a schema: kubectl's TokenRequest body relabelled as a StatefulSet. */
+function unsupportedBody(): Buffer {
+  const original = body('token');
+  const from = Buffer.from('authentication.k8s.io/v1');
+  const at = original.indexOf(from);
+  const typeMeta = (apiVersion: string, kind: string) => {
+    const a = Buffer.from(apiVersion);
+    const k = Buffer.from(kind);
+    return Buffer.concat([Buffer.from([0x0a, a.length]), a, Buffer.from([0x12, k.length]), k]);
+  };
+  // The envelope's first field is the TypeMeta message: {1: apiVersion, 2: kind}; rebuild it.
+  const oldMeta = typeMeta('authentication.k8s.io/v1', 'TokenRequest');
+  const start = at - 2;
+  expect(original.subarray(start, start + oldMeta.length)).toEqual(oldMeta);
+  const newMeta = typeMeta('apps/v1', 'StatefulSet');
+  const rest = original.subarray(start + oldMeta.length);
+  return Buffer.concat([original.subarray(0, start - 2), Buffer.from([0x0a, newMeta.length]), newMeta, rest]);
+}
 
 /** As kubectl sends it: protobuf body, protobuf preferred in Accept. */
 async function send(api: TestApi, method: string, path: string, payload: Buffer) {
@@ -57,11 +75,11 @@ describe('kubectl generator bodies', () => {
   });
 
   it('answers 415 naming a kind it cannot decode', async () => {
-    const reply = await send(api, 'POST', '/api/v1/namespaces/default/configmaps', body('token'));
+    const reply = await send(api, 'POST', '/api/v1/namespaces/default/configmaps', unsupportedBody());
     expect(reply.status).toBe(415);
     expect(reply.body).toMatchObject({
       kind: 'Status', reason: 'UnsupportedMediaType',
-      message: 'TokenRequest (authentication.k8s.io/v1) cannot be sent as protobuf to this server; send it as JSON instead (kubectl create -f FILE, or -o json)',
+      message: 'StatefulSet (apps/v1) cannot be sent as protobuf to this server; send it as JSON instead (kubectl create -f FILE, or -o json)',
     });
   });
 

@@ -1,6 +1,7 @@
 /** Discovery documents, /version, OpenAPI stubs, and CustomResourceDefinitions served generically. */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { call, startTestApi, WatchReader, type TestApi } from '../helpers/memory-store.js';
+import { decodeOpenApiV2 } from '../../src/daemons/apiserver/rest/openapi/protobuf.js';
 
 let api: TestApi;
 beforeEach(async () => {
@@ -62,7 +63,7 @@ describe('discovery', () => {
     expect(reply.body).toMatchObject({ major: '1', minor: '32', gitVersion: 'v1.32.0-orch', platform: 'linux/amd64' });
   });
 
-  it('serves OpenAPI v3 per group with hashes, and v2 as JSON and as the protobuf kubectl asks for', async () => {
+  it('serves OpenAPI v3 documents that tell kubectl fieldValidation is supported, and the v2 document in JSON and protobuf', async () => {
     const root = await call(api, 'GET', '/openapi/v3');
     const url = root.body.paths['apis/apps/v1'].serverRelativeURL;
     expect(url).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=/);
@@ -73,11 +74,14 @@ describe('discovery', () => {
     const v2 = await call(api, 'GET', '/openapi/v2');
     expect(v2.status).toBe(200);
     expect(v2.body.swagger).toBe('2.0');
-    expect(Object.keys(v2.body.definitions)).toContain('io.k8s.api.apps.v1.Deployment');
-    // What kubectl asks for: protobuf, gnostic's Document, field 1 (swagger) = "2.0" first.
-    const pb = await call(api, 'GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+    expect(v2.body.definitions['io.k8s.api.apps.v1.Deployment']['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
+    // What kubectl asks for: protobuf, gnostic's Document.
+    const pb = await fetch(`${api.url}/openapi/v2`, { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
     expect(pb.headers.get('content-type')).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
-    expect([...Buffer.from(pb.text).subarray(0, 5)]).toEqual([0x0a, 0x03, ...Buffer.from('2.0')]);
+    const decoded = decodeOpenApiV2(new Uint8Array(await pb.arrayBuffer())) as any;
+    expect(decoded.swagger).toBe('2.0');
+    const deployment = decoded.definitions.additionalProperties.find((d: any) => d.name === 'io.k8s.api.apps.v1.Deployment');
+    expect(deployment.value.vendorExtension).toEqual([{ name: 'x-kubernetes-group-version-kind', value: { yaml: '[{"group":"apps","kind":"Deployment","version":"v1"}]\n' } }]);
   });
 
   it('leaves other paths to the caller', async () => {

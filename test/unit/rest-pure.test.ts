@@ -75,6 +75,15 @@ describe('managed fields', () => {
     ]);
   });
 
+  it('takes managedFields the writer sends as the prior state; [{}] resets them, [] keeps the stored ones', () => {
+    const created = { ...base, metadata: { ...base.metadata, managedFields: updateManagedFields({ previous: undefined, next: base, manager: 'creator', apiVersion: 'v1', time: 't0' }) as any } };
+    const withSent = (managedFields: unknown) => ({ ...created, metadata: { ...created.metadata, managedFields: managedFields as any }, data: { x: '2' } });
+    const managers = (sent: unknown) => updateManagedFields({ previous: created, next: withSent(sent), manager: 'p', apiVersion: 'v1', time: 't1' }).map((e) => e.manager);
+    expect(managers([{}])).toEqual(['p']);
+    expect(managers([])).toEqual(['creator', 'p']);
+    expect(managers([{ manager: 'other', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} } } }])).toEqual(['other', 'p']);
+  });
+
   it.each([
     ['kubectl/v1.32.0 (linux/amd64) kubernetes/abc', 'kubectl'],
     ['curl/8.0', 'curl'],

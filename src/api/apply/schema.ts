@@ -24,6 +24,11 @@ export interface TypeNode {
   readonly listMapKeys: readonly ListMapKey[];
   /** A map or struct replaced and owned as a whole (`x-kubernetes-map-type: atomic`). */
   readonly atomicMap: boolean;
+  /**
+   * A built-in (Go) struct: its zero value exists in a new object, so a create does not own it as a
+   * whole (no `.` in fieldsV1), as upstream's typed objects behave. Unset for maps and custom resources.
+   */
+  readonly struct?: boolean;
   /** Whether `name` is a declared struct field (undeclared map entries are owned as members). */
   declares(name: string): boolean;
   /** The type of a map member or struct field. */

@@ -109,14 +109,24 @@ export interface Comparison {
   modified: FieldSet;
 }
 
+// `path` is one stack pushed and popped along the walk (copied only when a path is inserted): the
+// comparison runs on every write, and a fresh array per visited node was most of its cost.
 function insertAll(value: JsonValue, type: TypeNode, path: string[], set: FieldSet): void {
   set.insert(path);
   if (isJsonObject(value) && !type.atomicMap) {
-    for (const [k, v] of Object.entries(value)) insertAll(v, type.field(k), [...path, fieldElement(k)], set);
+    for (const [k, v] of Object.entries(value)) {
+      path.push(fieldElement(k));
+      insertAll(v, type.field(k), path, set);
+      path.pop();
+    }
   } else if (Array.isArray(value) && granular(type)) {
     const itemType = type.item();
     const { elements } = indexItems(type, value, path, false);
-    value.forEach((item, index) => insertAll(item, itemType, [...path, elements[index]!], set));
+    value.forEach((item, index) => {
+      path.push(elements[index]!);
+      insertAll(item, itemType, path, set);
+      path.pop();
+    });
   }
 }
 
@@ -125,16 +135,37 @@ function compareAt(lhs: JsonValue | undefined, rhs: JsonValue | undefined, type:
   if (lhs === undefined) return insertAll(rhs!, type, path, out.added);
   if (rhs === undefined) return insertAll(lhs, type, path, out.removed);
   if (isJsonObject(lhs) && isJsonObject(rhs) && !type.atomicMap) {
-    for (const k of Object.keys(lhs)) compareAt(lhs[k], rhs[k], type.field(k), [...path, fieldElement(k)], out);
-    for (const k of Object.keys(rhs)) if (!(k in lhs)) compareAt(undefined, rhs[k], type.field(k), [...path, fieldElement(k)], out);
+    for (const k of Object.keys(lhs)) {
+      const l = lhs[k];
+      const r = rhs[k];
+      if (l === r) continue; // the same scalar (or the same object): nothing below changed
+      path.push(fieldElement(k));
+      compareAt(l, r, type.field(k), path, out);
+      path.pop();
+    }
+    for (const k of Object.keys(rhs)) {
+      if (k in lhs) continue;
+      path.push(fieldElement(k));
+      compareAt(undefined, rhs[k], type.field(k), path, out);
+      path.pop();
+    }
     return;
   }
   if (Array.isArray(lhs) && Array.isArray(rhs) && granular(type)) {
     const itemType = type.item();
     const l = indexItems(type, lhs, path, false);
     const r = indexItems(type, rhs, path, false);
-    for (const [element, item] of l.byElement) compareAt(item, r.byElement.get(element), itemType, [...path, element], out);
-    for (const [element, item] of r.byElement) if (!l.byElement.has(element)) compareAt(undefined, item, itemType, [...path, element], out);
+    for (const [element, item] of l.byElement) {
+      path.push(element);
+      compareAt(item, r.byElement.get(element), itemType, path, out);
+      path.pop();
+    }
+    for (const [element, item] of r.byElement) {
+      if (l.byElement.has(element)) continue;
+      path.push(element);
+      compareAt(undefined, item, itemType, path, out);
+      path.pop();
+    }
     return;
   }
   if (!jsonEqual(lhs, rhs)) out.modified.insert(path);

@@ -31,8 +31,32 @@ function node(fields: Partial<TypeNode>): TypeNode {
   return { ...BUILTIN_UNTYPED, ...fields };
 }
 
+/** A Go map of scalars (labels, data, resources.limits): its keys are data, owned as members. */
+const SCALAR_MAP: TypeNode = node({ declares: () => false });
+
+// Nodes are built once per struct type and field: every write walks them (managed fields).
+const structNodes = new WeakMap<StructSchema, TypeNode>();
+
 function structNode(schema: StructSchema): TypeNode {
-  return node({ field: (name) => builtinField(schema, name) });
+  const known = structNodes.get(schema);
+  if (known) return known;
+  // A Go map's keys are not fields (owned as members); a struct declares exactly its table fields;
+  // a struct the schema marks `x-kubernetes-map-type: atomic` (LabelSelector, ObjectReference...) is owned as a whole.
+  const declares = schema.mapValue ? () => false : schema.open ? () => true : (name: string) => name in schema.fields;
+  // Cached: the declared fields, and a map's one value type (its keys are data, not worth a node each).
+  const fields = new Map<string, TypeNode>();
+  const field = (name: string): TypeNode => {
+    const key = schema.mapValue ? '' : name;
+    let child = fields.get(key);
+    if (!child) {
+      child = builtinField(schema, name);
+      if (schema.mapValue || name in schema.fields) fields.set(key, child);
+    }
+    return child;
+  };
+  const created = node({ declares, struct: !schema.mapValue && !schema.open, field, atomicMap: schema.atomic === true });
+  structNodes.set(schema, created);
+  return created;
 }
 
 function builtinField(schema: StructSchema, name: string): TypeNode {
@@ -40,10 +64,18 @@ function builtinField(schema: StructSchema, name: string): TypeNode {
   const valueType = fieldType(meta);
   const value = valueType ? structNode(valueType) : BUILTIN_UNTYPED;
   const id = `${schema.name}.${name}`;
-  const keys = LIST_MAP_KEYS[id] ?? (meta.mergeKey ? [{ name: meta.mergeKey }] : undefined);
+  // The schema's x-kubernetes-list-type / -list-map-keys / -map-type first (the generated table carries
+  // them), then what the patch tags imply.
+  if (meta.listType === 'atomic') return node({ listType: 'atomic', item: () => value });
+  if (meta.listType === 'set') return node({ listType: 'set' });
+  const schemaKeys = meta.listType === 'map' && meta.listMapKeys?.length
+    ? meta.listMapKeys.map((key) => LIST_MAP_KEYS[id]?.find((k) => k.name === key) ?? { name: key })
+    : undefined;
+  const keys = schemaKeys ?? LIST_MAP_KEYS[id] ?? (meta.mergeKey ? [{ name: meta.mergeKey }] : undefined);
   if (keys) return node({ listType: 'map', listMapKeys: keys, item: () => value });
   if (meta.strategy?.startsWith('merge') && meta.elementKind === 'string') return node({ listType: 'set' });
-  if (ATOMIC_FIELDS.has(id)) return node({ atomicMap: true });
+  if (ATOMIC_FIELDS.has(id) || meta.mapType === 'atomic') return node({ atomicMap: true });
+  if (meta.shape === 'map' && !valueType) return SCALAR_MAP;
   return value;
 }
 

@@ -32,6 +32,8 @@ export interface Manager {
   subresource?: string;
   time?: string;
   set: FieldSet;
+  /** The stored fieldsV1 `set` was decoded from: written back as is while `set` is that same object. */
+  decoded?: { set: FieldSet; fieldsV1: JsonObject };
 }
 
 export interface Conflict {
@@ -104,9 +106,11 @@ export function decodeManagers(managedFields: JsonValue | undefined): Manager[] 
   const out: Manager[] = [];
   for (const e of managedFields) {
     if (!isJsonObject(e) || typeof e.manager !== 'string' || (e.operation !== 'Apply' && e.operation !== 'Update')) continue;
+    const set = FieldSet.fromFieldsV1(e.fieldsV1);
     const m: Manager = {
-      manager: e.manager, operation: e.operation, apiVersion: typeof e.apiVersion === 'string' ? e.apiVersion : '', set: FieldSet.fromFieldsV1(e.fieldsV1),
+      manager: e.manager, operation: e.operation, apiVersion: typeof e.apiVersion === 'string' ? e.apiVersion : '', set,
     };
+    if (isJsonObject(e.fieldsV1)) m.decoded = { set, fieldsV1: e.fieldsV1 };
     if (typeof e.time === 'string') m.time = e.time;
     if (typeof e.subresource === 'string' && e.subresource) m.subresource = e.subresource;
     out.push(m);
@@ -130,7 +134,7 @@ export function encodeManagers(managers: readonly Manager[]): ManagedFieldsEntry
     const entry = { manager: m.manager, operation: m.operation, apiVersion: m.apiVersion } as ManagedFieldsEntry;
     if (m.time) entry.time = m.time;
     entry.fieldsType = 'FieldsV1';
-    entry.fieldsV1 = m.set.toFieldsV1();
+    entry.fieldsV1 = m.decoded?.set === m.set ? m.decoded.fieldsV1 : m.set.toFieldsV1();
     if (m.subresource) entry.subresource = m.subresource;
     return entry;
   });
@@ -167,14 +171,50 @@ function reconcile(live: JsonObject, next: JsonObject, managers: Map<string, Man
   }
   if (!force && conflicts.length) throw new ApplyConflictError(conflicts);
   for (const [id, overlap] of taken) managers.get(id)!.set = managers.get(id)!.set.difference(overlap);
-  for (const m of managers.values()) m.set = m.set.difference(cmp.removed);
+  // Sets left untouched stay the same objects, so their stored fieldsV1 is written back unchanged.
+  if (!cmp.removed.empty()) {
+    for (const m of managers.values()) if (!m.set.intersection(cmp.removed).empty()) m.set = m.set.difference(cmp.removed);
+  }
   return cmp;
 }
 
+/** Upstream's cap on Update entries (capManagersManager): older ones merge into `ancient-changes`, per apiVersion. */
+export const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES = 'ancient-changes';
+
+function capUpdateManagers(managers: Map<string, Manager>): void {
+  const updaters = [...managers].filter(([, m]) => m.operation === 'Update');
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return;
+  const seconds = (m: Manager) => (m.time ? Math.floor(Date.parse(m.time) / 1000) : 0);
+  updaters.sort(([ia, a], [ib, b]) => seconds(a) - seconds(b) || (ia < ib ? -1 : ia > ib ? 1 : 0));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (let i = 0; i < updaters.length && length > MAX_UPDATE_MANAGERS; i++) {
+    const [id, m] = updaters[i]!;
+    const bucket: Manager = { manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: m.apiVersion, set: new FieldSet() };
+    const bucketId = identity(bucket);
+    const first = firstOfVersion.get(m.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(m.apiVersion, id);
+      continue;
+    }
+    if (!managers.has(bucketId)) {
+      managers.set(bucketId, { ...bucket, set: managers.get(first)!.set });
+      managers.delete(first);
+    }
+    const merged = managers.get(bucketId)!;
+    // The merged entry takes the time of the (more recent) update merged into it.
+    managers.set(bucketId, { ...merged, set: merged.set.union(m.set), ...(m.time ? { time: m.time } : {}) });
+    managers.delete(id);
+    length--;
+  }
+}
+
 function finish(managers: Map<string, Manager>, keep?: string): Manager[] {
+  capUpdateManagers(managers);
   const out: Manager[] = [];
   for (const [id, m] of managers) {
-    m.set = m.set.difference(STRIP);
+    if (!m.set.intersection(STRIP).empty()) m.set = m.set.difference(STRIP);
     if (!m.set.empty() || id === keep) out.push(m);
   }
   return out;
@@ -196,6 +236,20 @@ export interface UpdateInput {
 /** A create needs a live object to compare with: upstream's is the kind's zero value, whose structs exist (no `.` on spec). */
 const EMPTY_LIVE: JsonObject = { metadata: {}, spec: {} };
 
+/**
+ * The zero value of `value`'s type as far as `value` reaches: the struct members that hold structs,
+ * empty. Compared with it, a create owns a struct's members but not the struct (upstream's Go types
+ * have them already); maps, lists and custom resources are owned as a whole (`.`), as upstream.
+ */
+function zeroValue(value: JsonObject, type: TypeNode): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    const child = type.field(k);
+    if (isJsonObject(v) && child.struct && !child.atomicMap) out[k] = zeroValue(v, child);
+  }
+  return out;
+}
+
 function copyManagers(managers: readonly Manager[]): Map<string, Manager> {
   return new Map(managers.map((m) => [identity(m), { ...m }]));
 }
@@ -203,8 +257,9 @@ function copyManagers(managers: readonly Manager[]): Map<string, Manager> {
 /** managedFields after an Update operation by `manager`. */
 export function recordUpdate(input: UpdateInput): Manager[] {
   const managers = copyManagers(input.managers);
-  const live = input.live ? withoutManagedFields(input.live) : EMPTY_LIVE;
-  const cmp = reconcile(live, withoutManagedFields(input.next), managers, '', true, input.type, input.ignored);
+  const next = withoutManagedFields(input.next);
+  const live = input.live ? withoutManagedFields(input.live) : input.type.struct ? zeroValue(next, input.type) : EMPTY_LIVE;
+  const cmp = reconcile(live, next, managers, '', true, input.type, input.ignored);
   const gained = cmp.modified.union(cmp.added).difference(STRIP);
   if (!gained.empty()) {
     const me: Manager = { manager: input.manager, operation: 'Update', apiVersion: input.apiVersion, set: new FieldSet() };

@@ -68,7 +68,8 @@ class CelTypes {
   typeOf(s: Schema | undefined, root = false): string {
     if (this.isDyn(s)) return 'dyn';
     switch (s!.type) {
-      case 'string': return 'string';
+      // Upstream types date-time strings as CEL timestamps.
+      case 'string': return s!.format === 'date-time' ? 'google.protobuf.Timestamp' : 'string';
       case 'integer': return 'int';
       case 'number': return 'double';
       case 'boolean': return 'bool';
@@ -106,6 +107,7 @@ class CelTypes {
     if (v === undefined || v === null) return null;
     if (this.isDyn(s)) return dynValue(v);
     if (s!.type === 'integer' && typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
+    if (s!.type === 'string' && s!.format === 'date-time' && typeof v === 'string') return new Date(v);
     if (Array.isArray(v)) return v.map((item) => this.value(item, s!.items));
     if (isJsonObject(v)) {
       const declared = this.classes.get(s!);
@@ -165,19 +167,23 @@ export function compileValidator(schema: Schema, path: string): CompiledValidato
   const types = new CelTypes(base);
   const nodes = new Map<Schema, RuleNode>();
   // Declare all types first: the environment is frozen once per-node environments clone it.
-  const pending: Array<{ schema: Schema; path: string; type: string; cardinality: number }> = [];
-  const collect = (s: Schema | undefined, p: string, cardinality: number, root: boolean): void => {
+  // `uncorrelatable`: the path of the list (atomic or set) that old values cannot be matched through.
+  const pending: Array<{ schema: Schema; path: string; type: string; cardinality: number; uncorrelatable?: string }> = [];
+  const collect = (s: Schema | undefined, p: string, cardinality: number, root: boolean, uncorrelatable?: string): void => {
     if (!s || typeof s !== 'object') return;
     const type = types.typeOf(s, root);
-    if (s['x-kubernetes-validations']?.length) pending.push({ schema: s, path: p, type, cardinality });
-    for (const [k, v] of Object.entries(s.properties ?? {})) collect(v, `${p}.properties[${k}]`, cardinality, false);
-    if (typeof s.additionalProperties === 'object') collect(s.additionalProperties, `${p}.additionalProperties`, cardinality * schemaSize(s), false);
-    if (s.items) collect(s.items, `${p}.items`, cardinality * schemaSize(s), false);
+    if (s['x-kubernetes-validations']?.length) pending.push({ schema: s, path: p, type, cardinality, uncorrelatable });
+    for (const [k, v] of Object.entries(s.properties ?? {})) collect(v, `${p}.properties[${k}]`, cardinality, false, uncorrelatable);
+    if (typeof s.additionalProperties === 'object') collect(s.additionalProperties, `${p}.additionalProperties`, cardinality * schemaSize(s), false, uncorrelatable);
+    if (s.items) {
+      const correlated = s['x-kubernetes-list-type'] === 'map';
+      collect(s.items, `${p}.items`, cardinality * schemaSize(s), false, uncorrelatable ?? (correlated ? undefined : p));
+    }
   };
   collect(schema, path, 1, true);
 
   let total = 0;
-  for (const { schema: s, path: p, type, cardinality } of pending) {
+  for (const { schema: s, path: p, type, cardinality, uncorrelatable } of pending) {
     const compiled: CompiledRule[] = [];
     s['x-kubernetes-validations']!.forEach((rule, i) => {
       const rulePath = `${p}.x-kubernetes-validations[${i}]`;
@@ -218,6 +224,12 @@ export function compileValidator(schema: Schema, path: string): CompiledValidato
         }
       }
       const usesOldSelf = usesIdentifier(program.ast, 'oldSelf');
+      if (usesOldSelf && uncorrelatable) {
+        errors.push(field.invalid(`${rulePath}.rule`, rule.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+      }
+      if (rule.fieldPath !== undefined && !fieldPathValid(s, rule.fieldPath)) {
+        errors.push(field.invalid(`${rulePath}.fieldPath`, rule.fieldPath, 'fieldPath must be a valid path: does not refer to a valid field'));
+      }
       if (rule.optionalOldSelf && !usesOldSelf) {
         errors.push(field.invalid(`${rulePath}.optionalOldSelf`, true, 'may not be set if oldSelf is not used in rule'));
       }
@@ -312,6 +324,22 @@ export function compileValidator(schema: Schema, path: string): CompiledValidato
     return out;
   };
   return { errors, hasRules: nodes.size > 0, validate };
+}
+
+/** Whether a rule's fieldPath (`.spec.a`, `['b.c']`, `.list[0]`) names a field the schema declares. */
+function fieldPathValid(schema: Schema, path: string): boolean {
+  const steps = path.match(/\.[A-Za-z_][A-Za-z0-9_-]*|\['[^']*'\]|\[\d+\]/g);
+  if (!steps || steps.join('') !== path) return false;
+  let s: Schema | undefined = schema;
+  for (const step of steps) {
+    if (!s) return false;
+    if (/^\[\d+\]$/.test(step)) s = s.items;
+    else {
+      const key = step.startsWith('.') ? step.slice(1) : step.slice(2, -2);
+      s = s.properties?.[key] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    }
+  }
+  return s !== undefined;
 }
 
 function ruleText(rule: ValidationRule): string {

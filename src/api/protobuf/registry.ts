@@ -25,10 +25,11 @@ const TOP_LEVEL_KINDS: [string[], string[]][] = [
   [RBAC_VERSIONS, ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']],
   [['v1'], ['ResourceQuota']],
   [['policy/v1'], ['PodDisruptionBudget', 'Eviction']],
+  [['autoscaling/v1'], ['HorizontalPodAutoscaler']],
   [versionsOf((n) => n.groups.networking), ['Ingress']],
   [versionsOf((n) => n.groups.scheduling), ['PriorityClass']],
   [versionsOf((n) => n.groups.certificates), ['CertificateSigningRequest']],
-  [versionsOf((n) => n.groups.authentication), ['SelfSubjectReview', 'TokenReview']],
+  [versionsOf((n) => n.groups.authentication), ['SelfSubjectReview', 'TokenReview', 'TokenRequest']],
   [versionsOf((n) => n.groups.authorization), ['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview']],
 ];
 

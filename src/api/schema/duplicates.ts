@@ -14,41 +14,50 @@ export interface KeyScan {
 
 interface Frame {
   array: boolean;
-  path: string;
+  parent: Frame | undefined;
+  /** This container's key in its parent (an index for list elements); undefined at the root. */
+  segment: string | number | undefined;
   keys?: Set<string>;
   index: number;
 }
 
-/** Scans valid JSON text; `recordAll` keeps every key's offset (needed to order unknown fields). */
+/** The field path of a frame, built only when a finding needs it. */
+function framePath(frame: Frame | undefined): string {
+  let text = '';
+  for (let f = frame; f && f.segment !== undefined; f = f.parent) {
+    text = typeof f.segment === 'number' ? `[${f.segment}]${text}` : `.${f.segment}${text}`;
+  }
+  return text.startsWith('.') ? text.slice(1) : text;
+}
+
+function keyPath(frame: Frame, key: string): string {
+  const base = framePath(frame);
+  return base ? `${base}.${key}` : key;
+}
+
+/** Scans valid JSON text; `recordAll` keeps every key's offset (needed to order unknown fields among duplicates). */
 export function scanKeys(text: string, recordAll = true): KeyScan {
   const duplicates: KeyScan['duplicates'] = [];
   const firstOffset = new Map<string, number>();
-  const stack: Frame[] = [];
+  let top: Frame | undefined;
   let pendingKey: string | undefined;
   let expectKey = false;
   const n = text.length;
   let i = 0;
-  const childPath = (): string => {
-    const top = stack[stack.length - 1];
-    if (!top) return '';
-    if (top.array) return `${top.path}[${top.index}]`;
-    return pendingKey === undefined ? top.path : top.path ? `${top.path}.${pendingKey}` : pendingKey;
-  };
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      const path = childPath();
-      stack.push(c === 0x7b ? { array: false, path, keys: new Set(), index: 0 } : { array: true, path, index: 0 });
+      const segment = !top ? undefined : top.array ? top.index : pendingKey;
+      top = c === 0x7b ? { array: false, parent: top, segment, keys: new Set(), index: 0 } : { array: true, parent: top, segment, index: 0 };
       expectKey = c === 0x7b;
       pendingKey = undefined;
       i++;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      stack.pop();
+      top = top?.parent;
       pendingKey = undefined;
       expectKey = false;
       i++;
     } else if (c === 0x2c /* , */) {
-      const top = stack[stack.length - 1];
       if (top?.array) top.index++;
       else expectKey = true;
       pendingKey = undefined;
@@ -68,15 +77,12 @@ export function scanKeys(text: string, recordAll = true): KeyScan {
         i++;
       }
       i++;
-      if (expectKey) {
-        const raw = text.slice(start + 1, i - 1);
-        const key = escaped ? (JSON.parse(text.slice(start, i)) as string) : raw;
-        const top = stack[stack.length - 1]!;
-        const path = top.path ? `${top.path}.${key}` : key;
-        if (top.keys!.has(key)) duplicates.push({ path, offset: start });
+      if (expectKey && top) {
+        const key = escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
+        if (top.keys!.has(key)) duplicates.push({ path: keyPath(top, key), offset: start });
         else {
           top.keys!.add(key);
-          if (recordAll) firstOffset.set(path, start);
+          if (recordAll) firstOffset.set(keyPath(top, key), start);
         }
         pendingKey = key;
         expectKey = false;
@@ -86,4 +92,31 @@ export function scanKeys(text: string, recordAll = true): KeyScan {
     }
   }
   return { duplicates, firstOffset };
+}
+
+/**
+ * The number of object keys in valid JSON text: a tight loop without allocations. When it equals the
+ * number of keys the parsed value holds, no key repeats and scanKeys is not needed.
+ */
+export function countKeyTokens(text: string): number {
+  let count = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    if (text.charCodeAt(i) !== 0x22) continue;
+    i++;
+    while (i < n) {
+      const d = text.charCodeAt(i);
+      if (d === 0x5c) i += 2;
+      else if (d === 0x22) break;
+      else i++;
+    }
+    let j = i + 1;
+    while (j < n) {
+      const w = text.charCodeAt(j);
+      if (w !== 0x20 && w !== 0x0a && w !== 0x0d && w !== 0x09) break;
+      j++;
+    }
+    if (text.charCodeAt(j) === 0x3a /* : */) count++;
+  }
+  return count;
 }

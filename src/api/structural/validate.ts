@@ -180,5 +180,13 @@ export function validateAgainstSchema(object: JsonObject, schema: Schema): Field
   for (const name of ['metadata', 'apiVersion', 'kind']) delete rootSchema.properties![name];
   rootSchema.required = (schema.required ?? []).filter((r) => !['metadata', 'apiVersion', 'kind'].includes(r));
   validateValue(rest, rootSchema, '', errors);
+  // The root metadata schema may only restrict name and generateName (structural rule); those apply.
+  const meta = schema.properties?.metadata?.properties;
+  if (meta && isJsonObject(object.metadata)) {
+    for (const key of ['name', 'generateName']) {
+      const value = object.metadata[key];
+      if (meta[key] && value !== undefined) validateValue(value, { ...meta[key], type: meta[key]!.type ?? 'string' }, `metadata.${key}`, errors);
+    }
+  }
   return errors;
 }

@@ -4,6 +4,7 @@
  * otherwise) until SIGTERM/SIGINT; `--runonce` starts the static and URL pods, waits for them,
  * prints their status and exits; `--print-config` prints the effective configuration and exits.
  */
+import {reportedVersion} from '../../lib/version.js';
 import {existsSync, readFileSync} from 'node:fs';
 import {Agent, type AgentDeps} from '../../daemons/agent/agent.js';
 import {
@@ -140,8 +141,9 @@ export async function nodeStatusDeps(loaded: Parameters<typeof nodeSettingsFromC
     version,
     nodeStatus: ({client, conditions, recordNodeEvent}) => {
       const api = restNodeClient(client);
-      // The settings want the version without its `v` (kubeletVersion is `v<version>`).
-      const settings = nodeSettingsFromConfig(loaded, version.gitVersion.replace(/^v/, ''));
+      // The settings want the version without its `v` (kubeletVersion is `v<version>`): the
+      // reported one, as /version's, so clients see the emulated release on nodes too.
+      const settings = nodeSettingsFromConfig(loaded, reportedVersion(version).gitVersion.replace(/^v/, ''));
       let lastRenew: number | undefined;
       const status = new NodeStatusManager({
         client: api,

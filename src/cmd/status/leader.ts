@@ -5,7 +5,7 @@ import {NAME_SET_IDS, nameSet, names, type NameSet} from '../../api/names.js';
 
 /** The controller manager's lease under a name set (`orch-system/orch-controller-manager` with orch's). */
 export function leaderLeasePath(n: NameSet = names()): string {
-  return leasePath(n.namespaces.system, n.leases.controllerManager);
+  return leasePath(n.namespaces.system, n.leases.controllerManager, n);
 }
 
 export function leaderLeaseName(n: NameSet = names()): string {

@@ -12,6 +12,7 @@ import type {EvictionContainer} from './eviction/types.js';
 import {parseQuantity} from '../../options/quantity.js';
 import {AgentServers, AgentMetrics, serverConfigFromOptions} from './server/index.js';
 import type {StreamingProviders} from './streaming/server.js';
+import {runtimeStreamingProviders} from './streaming/providers.js';
 import {StatsCollector} from './stats/index.js';
 import {PodSources, podSource, isStaticPod, type PodUpdate, type SourcePod} from './sources/index.js';
 import {podFromRuntime, type AgentSnapshot, type AgentPodSnapshot} from './state.js';
@@ -195,6 +196,8 @@ export class Agent {
         streaming: this.streamingProviders(),
       },
       metricsRegistry: this.registry,
+      apiClient: this.client,
+      nodeName: this.nodeName,
     });
     await this.servers.start();
     log.info('Agent started', 'node', this.nodeName, 'mode', this.mode, 'sources', this.sources.sources.join(','));
@@ -204,29 +207,9 @@ export class Agent {
 
   /** exec, attach and port-forward reach the runtime through the pods this agent runs. */
   private streamingProviders(): StreamingProviders {
-    const find = (namespace: string, name: string) => [...this.pods.values()].find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
-    const uidOf = (namespace: string, name: string) => find(namespace, name)?.metadata.uid as string | undefined;
-    const missing = {error: 'pod does not exist'};
-    return {
-      pod: (namespace, name) => {
-        const uid = uidOf(namespace, name);
-        return uid ? {podRef: `${name}_${namespace}`, uid} : {...missing, code: 404};
-      },
-      containerRunning: (namespace, name, container) => {
-        const uid = uidOf(namespace, name);
-        if (!uid) return missing;
-        const why = this.runtime.notRunning(uid, container);
-        return why ? {error: why} : undefined;
-      },
-      exec: (namespace, name, container, request) => {
-        const uid = uidOf(namespace, name);
-        return uid ? this.runtime.exec(uid, container, request) : missing;
-      },
-      attach: (namespace, name, container) => {
-        const uid = uidOf(namespace, name);
-        return uid ? this.runtime.attach(uid, container) : missing;
-      },
-    };
+    return runtimeStreamingProviders(this.runtime, (namespace, name) =>
+      [...this.pods.values()].find((p) => p.metadata.namespace === namespace && p.metadata.name === name)?.metadata.uid as string | undefined,
+    );
   }
 
   /** Upstream's node reference for events: the node's name as its uid too. */

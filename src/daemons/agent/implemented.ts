@@ -13,5 +13,7 @@ export const IMPLEMENTED_AGENT_OPTIONS = [
   'read-only-port', 'healthz-bind-address', 'healthz-port', 'enable-server', 'enable-debugging-handlers',
   'tls-cert-file', 'tls-private-key-file', 'tls-cipher-suites', 'tls-min-version', 'cert-dir', 'anonymous-auth',
   'client-ca-file', 'authorization-mode', 'local-storage-capacity-isolation',
+  'authentication-token-webhook', 'authentication-token-webhook-cache-ttl',
+  'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl', 'streaming-connection-idle-timeout',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;

@@ -1,7 +1,7 @@
 /**
  * The `start-cluster-authentication-info-controller` post-start hook: publishes the client CA the
  * API server trusts in the ConfigMap `extension-apiserver-authentication` of the system namespace (`orch-system`)
- * (`client-ca-file`), as the seed describes, so components can verify callers the same way.
+ * (`client-ca-file`) and the front proxy's (`requestheader-*`), as the seed describes, so components can verify callers the same way.
  * Created if missing, updated when the CA changed.
  */
 import {RegistryStore} from './rest/registry-store.js';
@@ -17,11 +17,28 @@ import type {JsonObject} from '../../patch/types.js';
 export const authenticationConfigMap = () => ({namespace: names().namespaces.system, name: 'extension-apiserver-authentication'});
 const SYSTEM_WRITE = {user: {name: 'system:apiserver', groups: ['system:masters']}, dryRun: false, fieldManager: 'orch-apiserver'};
 
-export async function publishAuthenticationInfo(store: Store, keyPrefix: string, clientCaPems: readonly string[]): Promise<void> {
+/** The front proxy's settings, published as upstream does (lists as JSON arrays). */
+export interface RequestHeaderInfo {
+  caPems: string[];
+  options: {allowedNames: string[]; usernameHeaders: string[]; groupHeaders: string[]; extraHeaderPrefixes: string[]; uidHeaders: string[]};
+}
+
+export async function publishAuthenticationInfo(store: Store, keyPrefix: string, clientCaPems: readonly string[], requestHeader?: RequestHeaderInfo): Promise<void> {
   const info = builtinResource('', 'configmaps') as ResourceInfo;
   const registry = new RegistryStore(info, {store, clock: systemClock, keyPrefix, admission: new AdmissionChain([])});
   const {namespace, name} = authenticationConfigMap();
-  const data = {'client-ca-file': clientCaPems.join('')};
+  const data: Record<string, string> = {'client-ca-file': clientCaPems.join('')};
+  if (requestHeader) {
+    const o = requestHeader.options;
+    Object.assign(data, {
+      'requestheader-allowed-names': JSON.stringify(o.allowedNames),
+      'requestheader-client-ca-file': requestHeader.caPems.join(''),
+      'requestheader-extra-headers-prefix': JSON.stringify(o.extraHeaderPrefixes),
+      'requestheader-group-headers': JSON.stringify(o.groupHeaders),
+      'requestheader-uid-headers': JSON.stringify(o.uidHeaders),
+      'requestheader-username-headers': JSON.stringify(o.usernameHeaders),
+    });
+  }
   const wanted = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name, namespace}, data};
   try {
     await registry.create(namespace, wanted as JsonObject, SYSTEM_WRITE);

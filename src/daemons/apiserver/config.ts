@@ -7,6 +7,8 @@ import {join} from 'node:path';
 import {secureServingOptions} from '../serving/secure-serving.js';
 import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
+import type {AuditConfig} from './audit/index.js';
+import {names} from '../../api/names.js';
 
 type Values = Record<string, unknown>;
 const ms = (v: unknown, fallback = 0): number => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
@@ -22,12 +24,28 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'kvstore-cafile', 'kvstore-certfile', 'kvstore-keyfile', 'kvstore-prefix', 'kvstore-compaction-interval',
   'kvstore-healthcheck-timeout', 'kvstore-readycheck-timeout', 'storage-initialization-timeout', 'watch-cache',
   'watch-cache-sizes', 'anonymous-auth', 'client-ca-file', 'token-auth-file', 'authorization-mode', 'event-ttl',
-  'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version',
+  'service-account-issuer', 'service-account-key-file', 'service-account-signing-key-file', 'api-audiences',
+  'service-account-lookup', 'service-account-extend-token-expiration', 'service-account-max-token-expiration',
+  'service-account-jwks-uri', 'authentication-token-webhook-config-file', 'authentication-token-webhook-version',
+  'authentication-token-webhook-cache-ttl', 'oidc-issuer-url', 'oidc-client-id', 'oidc-ca-file', 'oidc-username-claim',
+  'enable-bootstrap-token-auth', 'requestheader-client-ca-file', 'requestheader-allowed-names', 'requestheader-username-headers',
+  'requestheader-group-headers', 'requestheader-extra-headers-prefix', 'requestheader-uid-headers', 'oidc-username-prefix', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-signing-algs',
+  'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-config',
   'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl',
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
-  'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key',
+  'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
+  'encryption-provider-config',
+  'audit-policy-file', 'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version',
+  'audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize', 'audit-log-compress',
+  'audit-log-batch-buffer-size', 'audit-log-batch-max-size', 'audit-log-batch-max-wait',
+  'audit-log-batch-throttle-burst', 'audit-log-batch-throttle-enable', 'audit-log-batch-throttle-qps',
+  'audit-log-truncate-enabled', 'audit-log-truncate-max-event-size', 'audit-log-truncate-max-batch-size',
+  'audit-webhook-config-file', 'audit-webhook-mode', 'audit-webhook-version', 'audit-webhook-initial-backoff',
+  'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
+  'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
+  'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
@@ -63,8 +81,50 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     anonymousAuth: values['anonymous-auth'] !== false,
     clientCaFile: str(values['client-ca-file']),
     tokenAuthFile: str(values['token-auth-file']),
+    enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
+    requestHeader: str(values['requestheader-client-ca-file'])
+      ? {
+          clientCaFile: values['requestheader-client-ca-file'] as string,
+          allowedNames: list(values['requestheader-allowed-names']) ?? [],
+          usernameHeaders: list(values['requestheader-username-headers']) ?? [],
+          groupHeaders: list(values['requestheader-group-headers']) ?? [],
+          extraHeaderPrefixes: list(values['requestheader-extra-headers-prefix']) ?? [],
+          uidHeaders: list(values['requestheader-uid-headers']) ?? [],
+        }
+      : undefined,
+    oidc: str(values['oidc-issuer-url'])
+      ? {
+          issuerUrl: values['oidc-issuer-url'] as string,
+          clientId: str(values['oidc-client-id']) ?? '',
+          caFile: str(values['oidc-ca-file']),
+          usernameClaim: str(values['oidc-username-claim']) ?? 'sub',
+          usernamePrefix: str(values['oidc-username-prefix']),
+          groupsClaim: str(values['oidc-groups-claim']),
+          groupsPrefix: str(values['oidc-groups-prefix']),
+          requiredClaims: (values['oidc-required-claim'] as Record<string, string> | undefined) ?? {},
+          signingAlgs: list(values['oidc-signing-algs']) ?? ['RS256'],
+        }
+      : undefined,
+    tokenWebhook: str(values['authentication-token-webhook-config-file'])
+      ? {
+          configFile: values['authentication-token-webhook-config-file'] as string,
+          version: str(values['authentication-token-webhook-version']) ?? 'v1beta1',
+          cacheTtlMs: ms(values['authentication-token-webhook-cache-ttl'], 120_000),
+        }
+      : undefined,
+    serviceAccounts: {
+      issuers: list(values['service-account-issuer']),
+      keyFiles: list(values['service-account-key-file']),
+      signingKeyFile: str(values['service-account-signing-key-file']),
+      apiAudiences: list(values['api-audiences']),
+      lookup: values['service-account-lookup'] !== false,
+      extendTokenExpiration: values['service-account-extend-token-expiration'] !== false,
+      maxTokenExpirationSeconds: Math.floor(ms(values['service-account-max-token-expiration']) / 1000),
+      jwksUri: str(values['service-account-jwks-uri']),
+    },
     authorizationModes: list(values['authorization-mode']) ?? ['AlwaysAllow'],
     authorizationPolicyFile: str(values['authorization-policy-file']),
+    authorizationConfigFile: str(values['authorization-config']),
     authorizationWebhookConfigFile: str(values['authorization-webhook-config-file']),
     authorizationWebhookVersion: str(values['authorization-webhook-version']) ?? 'v1beta1',
     authorizationWebhookAuthorizedTtlMs: ms(values['authorization-webhook-cache-authorized-ttl'], 300_000),
@@ -84,8 +144,52 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     eventTtlMs: ms(values['event-ttl'], 3_600_000),
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
+    encryptionProviderConfig: str(values['encryption-provider-config']),
+    audit: auditConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
+  };
+}
+
+const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+
+/** The audit options (src/options/apiserver.ts, section Events) as the auditor's configuration. */
+export function auditConfig(values: Values): AuditConfig {
+  const batch = (prefix: string, d: {maxSize: number; waitMs: number; throttle: boolean; qps: number; burst: number}) => ({
+    bufferSize: num(values[`${prefix}-batch-buffer-size`], 10000),
+    maxBatchSize: num(values[`${prefix}-batch-max-size`], d.maxSize),
+    maxWaitMs: ms(values[`${prefix}-batch-max-wait`], d.waitMs),
+    ...((values[`${prefix}-batch-throttle-enable`] ?? d.throttle) === true
+      ? {throttleQps: num(values[`${prefix}-batch-throttle-qps`], d.qps), throttleBurst: num(values[`${prefix}-batch-throttle-burst`], d.burst)}
+      : {}),
+  });
+  const truncate = (prefix: string) => ({
+    enabled: values[`${prefix}-truncate-enabled`] === true,
+    maxEventBytes: num(values[`${prefix}-truncate-max-event-size`], 102400),
+    maxBatchBytes: num(values[`${prefix}-truncate-max-batch-size`], 10485760),
+  });
+  return {
+    policyFile: str(values['audit-policy-file']),
+    log: {
+      path: str(values['audit-log-path']),
+      format: values['audit-log-format'] === 'legacy' ? 'legacy' : 'json',
+      mode: (str(values['audit-log-mode']) ?? 'blocking') as AuditConfig['log']['mode'],
+      version: str(values['audit-log-version']) ?? `${names().groups.audit}/v1`,
+      maxSizeMb: num(values['audit-log-maxsize'], 100),
+      maxAgeDays: num(values['audit-log-maxage'], 366),
+      maxBackups: num(values['audit-log-maxbackup'], 100),
+      compress: values['audit-log-compress'] === true,
+      batch: batch('audit-log', {maxSize: 1, waitMs: 0, throttle: false, qps: 10, burst: 15}),
+      truncate: truncate('audit-log'),
+    },
+    webhook: {
+      configFile: str(values['audit-webhook-config-file']),
+      mode: (str(values['audit-webhook-mode']) ?? 'batch') as AuditConfig['webhook']['mode'],
+      version: str(values['audit-webhook-version']) ?? `${names().groups.audit}/v1`,
+      initialBackoffMs: ms(values['audit-webhook-initial-backoff'], 10_000),
+      batch: batch('audit-webhook', {maxSize: 400, waitMs: 30_000, throttle: true, qps: 10, burst: 15}),
+      truncate: truncate('audit-webhook'),
+    },
   };
 }
 

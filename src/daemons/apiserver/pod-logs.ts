@@ -29,7 +29,7 @@ function fail(res: ServerResponse, code: number, reason: string, message: string
 }
 
 export interface PodLike {
-  spec?: {nodeName?: string; containers?: {name: string}[]};
+  spec?: {nodeName?: string; containers?: {name: string}[]; initContainers?: {name: string}[]; ephemeralContainers?: {name: string}[]};
 }
 export interface NodeLike {
   status?: {addresses?: {type: string; address: string}[]; daemonEndpoints?: {kubeletEndpoint?: {Port?: number}}};
@@ -48,7 +48,9 @@ export function nodeAgentAddress(node: NodeLike | undefined, addressTypes: reado
 export function chooseContainer(podName: string, pod: PodLike, asked: string | null): {container?: string; error?: string} {
   const names = (pod.spec?.containers ?? []).map((c) => c.name);
   if (asked) {
-    return names.includes(asked) ? {container: asked} : {error: `container ${asked} is not valid for pod ${podName}`};
+    // Init and ephemeral containers are valid targets too, as upstream's validateContainer says.
+    const all = [...names, ...[...(pod.spec?.initContainers ?? []), ...(pod.spec?.ephemeralContainers ?? [])].map((c) => c.name)];
+    return all.includes(asked) ? {container: asked} : {error: `container ${asked} is not valid for pod ${podName}`};
   }
   if (names.length === 1) return {container: names[0]};
   return {error: `a container name must be specified for pod ${podName}, choose one of: [${names.join(' ')}]`};

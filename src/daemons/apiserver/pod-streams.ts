@@ -13,6 +13,7 @@ import tls from 'node:tls';
 import {writeStatusObject} from './filters/index.js';
 import {agentEndpoint, chooseContainer, type AgentTls, type PodLike} from './pod-logs.js';
 import type {Store} from './storage/store.js';
+import {relay} from '../serving/relay.js';
 
 export const POD_STREAM_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/;
 
@@ -103,8 +104,8 @@ export async function servePodStream(
       backend.write(lines.join('\r\n') + '\r\n\r\n');
       if (upgrade.head.length) backend.write(upgrade.head);
       // From here on the API server only copies bytes; either side closing ends both.
-      backend.pipe(client);
-      client.pipe(backend);
+      relay(backend, client);
+      relay(client, backend);
       client.on('error', () => backend.destroy());
       client.once('close', () => {
         backend.destroy();

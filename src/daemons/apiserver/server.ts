@@ -4,6 +4,9 @@
  * a watch cache), TLS certificates, authentication and authorization, the REST handler, health
  * checks with real post-start hooks, request filters, and the shutdown state machine.
  */
+import {UserError} from '../../lib/errors.js';
+import type {Store} from './storage/store.js';
+import {reportedVersion} from '../../lib/version.js';
 import {hostname} from 'node:os';
 import {join} from 'node:path';
 import {mkdir, readFile} from 'node:fs/promises';
@@ -49,9 +52,14 @@ import {
   type Filter,
   type MaxInFlightFilter,
 } from './filters/index.js';
-import {createAuthentication} from './auth/config.js';
-import {createAuthorizer} from './auth/authorizer.js';
+import {createAuthentication, type AuthenticationOptions, type AuthenticationSetup} from './auth/config.js';
+import type {ServiceAccountOptions} from './auth/serviceaccount/setup.js';
+import {discoveryDocument, issuerDiscovery, JWKS_PATH, type IssuerDiscovery} from './auth/serviceaccount/discovery.js';
+import {serveIssuerDiscovery, storeObjectGetter} from './auth/serviceaccount/serving.js';
+import type {TokenServices} from './rest/token-request.js';
+import {authorizerChain, createAuthorizer} from './auth/authorizer.js';
 import {rulesFor} from './auth/rules-review.js';
+import {registerLocalApiServices} from './rest/apiservices.js';
 import {impersonate, isImpersonationHeader} from './auth/impersonation.js';
 import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
 import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
@@ -62,6 +70,7 @@ import {RBAC_RESOURCES, rbacWriteGuard, type RbacResource} from './auth/rbac-wri
 import {RbacAuthorizer} from './auth/rbac.js';
 import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
+import {createAuditor, type Auditor, type AuditConfig, type RequestAudit} from './audit/index.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../serving/secure-serving.js';
@@ -87,12 +96,28 @@ export interface ApiServerConfig extends SecureServingOptions {
   anonymousAuth: boolean;
   clientCaFile?: string;
   tokenAuthFile?: string;
+  /** `--enable-bootstrap-token-auth`. */
+  enableBootstrapTokenAuth?: boolean;
+  /** `--requestheader-*`. */
+  requestHeader?: AuthenticationOptions['requestHeader'];
+  /** Internal (no option, as upstream): the token success cache TTL; tests that delete accounts set 0. */
+  tokenCacheTtlMs?: number;
+  /** `--oidc-*`. */
+  oidc?: AuthenticationOptions['oidc'];
+  /** `--authentication-token-webhook-*` (timeoutMs: internal, for tests). */
+  tokenWebhook?: {configFile: string; version: string; cacheTtlMs: number; timeoutMs?: number};
+  /** Service account token options (`--service-account-*`, `--api-audiences`). */
+  serviceAccounts?: Omit<ServiceAccountOptions, 'certDir' | 'getObject' | 'tlsPrivateKeyFile' | 'now'>;
   authorizationModes: string[];
   authorizationPolicyFile?: string;
   authorizationWebhookConfigFile?: string;
   authorizationWebhookVersion: string;
   authorizationWebhookAuthorizedTtlMs: number;
   authorizationWebhookUnauthorizedTtlMs: number;
+  /** --authorization-config: the structured configuration (instead of the mode and webhook options). */
+  authorizationConfigFile?: string;
+  /** How often the configuration file is checked for changes (tests shorten it). */
+  authorizationConfigReloadIntervalMs?: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   requestTimeoutMs: number;
@@ -108,6 +133,10 @@ export interface ApiServerConfig extends SecureServingOptions {
   eventTtlMs: number;
   serviceClusterIpRange?: string[];
   strictTransportSecurityDirectives?: string[];
+  /** --encryption-provider-config: values of the resources it names are encrypted in the store. */
+  encryptionProviderConfig?: string;
+  /** The audit options; without a policy file nothing is audited. */
+  audit?: AuditConfig;
   version: VersionInfo;
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
@@ -121,14 +150,18 @@ export class ApiServer {
   private authenticator?: RequestAuthenticator;
   private authorizer?: Authorizer;
   private rbac?: RbacInformer;
-  /** The Node authorizer's graph (only with --authorization-mode including Node). */
+  /** The Node authorizer's graph (only with --authorization-mode including Node, or --authorization-config). */
   private nodeGraph?: NodeGraphInformer;
+  private stopAuthorization?: () => void;
+  /** The authorizer types in effect, in order (the modes, or the configuration file's types). */
+  private authorizationModesInEffect = () => this.config.authorizationModes;
   private lifecycle?: ShutdownLifecycle;
   private readonly registry: HealthRegistry;
   private readonly hooks: PostStartHooks;
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
+  private auditor?: Auditor;
   private sweeper?: {start(): void; stop(): void};
   private sockets = new Set<Socket>();
   private lastChecks: {livez: CheckState[]; readyz: CheckState[]} = {livez: [], readyz: []};
@@ -137,6 +170,9 @@ export class ApiServer {
   private storeReachable = false;
   private agentTls: AgentTls = {};
   private clientCaPems: string[] = [];
+  private requestHeaderInfo?: AuthenticationSetup['requestHeader'];
+  private issuerDiscovery?: () => Promise<IssuerDiscovery>;
+  private tokenServices?: TokenServices;
   private readonly createdAt = Date.now();
 
   constructor(readonly config: ApiServerConfig) {
@@ -146,6 +182,13 @@ export class ApiServer {
       onFirstReady: () => this.lifecycle?.markReady(),
     });
     this.hooks = new PostStartHooks({registry: this.registry});
+  }
+
+  /** The address other hosts reach this server at (upstream's external address), for the JWKS URI. */
+  private externalUrl(): string {
+    const c = this.config;
+    const host = c.advertiseAddress ?? '127.0.0.1';
+    return `https://${host.includes(':') ? `[${host}]` : host}:${this.boundPort || c.securePort}`;
   }
 
   /** https://host:port clients use (loopback when bound to all interfaces). */
@@ -164,10 +207,14 @@ export class ApiServer {
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
+    const wrapEngine = c.encryptionProviderConfig ? await encryptionWrapper(c.encryptionProviderConfig, c.keyPrefix) : undefined;
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
+    await this.checkNameSet(store, c.keyPrefix);
 
+    // A bad policy stops the start here, before anything listens.
+    if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv));
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
     this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey), addressTypes: c.agentPreferredAddressTypes};
@@ -176,27 +223,33 @@ export class ApiServer {
       clientCaFile: c.clientCaFile,
       generatedCaPem: caPem,
       tokenAuthFile: c.tokenAuthFile,
+      tokenWebhook: c.tokenWebhook,
+      oidc: c.oidc,
+      tokenCacheTtlMs: c.tokenCacheTtlMs,
+      requestHeader: c.requestHeader,
+      bootstrapTokens: c.enableBootstrapTokenAuth ? {getObject: storeObjectGetter(store, c.keyPrefix), log: (m) => log.v(3).info(m)} : undefined,
+      serviceAccounts: {
+        lookup: true, extendTokenExpiration: true, maxTokenExpirationSeconds: 0,
+        ...c.serviceAccounts,
+        certDir: c.certDir,
+        tlsPrivateKeyFile: c.tlsPrivateKeyFile,
+        getObject: storeObjectGetter(store, c.keyPrefix),
+      },
     });
+    // Upstream serves issuer discovery only for an https issuer URL (OIDC needs one).
+    if (auth.serviceAccounts && auth.serviceAccounts.issuers[0].startsWith('https://')) {
+      const sa = auth.serviceAccounts;
+      // Built on first use: the JWKS URI names the port, known once the server listens.
+      let documents: Promise<IssuerDiscovery> | undefined;
+      this.issuerDiscovery = () => (documents ??= issuerDiscovery(sa.issuers[0], c.serviceAccounts?.jwksUri ?? `${this.externalUrl()}${JWKS_PATH}`, sa.verificationKeys));
+    }
+    this.tokenServices = {issuer: auth.serviceAccounts?.issuer, union: auth.tokenUnion, apiAudiences: auth.apiAudiences};
     for (const warning of auth.warnings) log.warning(warning);
     this.authenticator = auth.authenticator;
     this.clientCaPems = auth.clientCaPems;
+    this.requestHeaderInfo = auth.requestHeader;
     this.rbac = new RbacInformer(store, c.keyPrefix, (error) => log.v(2).info('RBAC informer error', 'err', error));
-    const {loadAuthorizers} = await import('./auth/authorization-setup.js');
-    const fileAuthorizers = await loadAuthorizers(
-      {
-        modes: c.authorizationModes,
-        policyFile: c.authorizationPolicyFile,
-        webhookConfigFile: c.authorizationWebhookConfigFile,
-        webhookVersion: c.authorizationWebhookVersion,
-        webhookAuthorizedTtlMs: c.authorizationWebhookAuthorizedTtlMs,
-        webhookUnauthorizedTtlMs: c.authorizationWebhookUnauthorizedTtlMs,
-      },
-      (message) => log.warning(message),
-    );
-    if (c.authorizationModes.includes('Node')) {
-      this.nodeGraph = new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error));
-    }
-    this.authorizer = createAuthorizer(c.authorizationModes, {rbac: this.rbac.index, nodeGraph: this.nodeGraph?.graph, ...fileAuthorizers});
+    this.authorizer = await this.authorization(store);
 
     const rbacRules = new RbacAuthorizer(this.rbac.index);
     const rbacIndex = this.rbac.index;
@@ -210,9 +263,7 @@ export class ApiServer {
       // it joins the registry for discovery only.
       registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
       version: {
-        major: c.version.major,
-        minor: c.version.minor,
-        gitVersion: c.version.gitVersion,
+        ...reportedVersion(c.version),
         gitCommit: '',
         gitTreeState: 'clean',
         buildDate: '',
@@ -223,11 +274,12 @@ export class ApiServer {
       minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
       serverAddresses: [{clientCIDR: '0.0.0.0/0', serverAddress: `${c.advertiseAddress ?? '127.0.0.1'}:${c.securePort}`}],
       agentTls: this.agentTls,
-      rulesFor: (user, namespace) => rulesFor(c.authorizationModes, this.rbac?.index, user, namespace),
+      rulesFor: (user, namespace) => rulesFor(this.authorizationModesInEffect(), this.rbac?.index, user, namespace),
+      tokens: this.tokenServices,
     });
 
     this.installHealthChecks();
-    await this.listen(key, cert, auth.clientCaPems);
+    await this.listen(key, cert, [...auth.clientCaPems, ...(auth.requestHeader?.caPems ?? [])]);
     await this.writeAdminOrchconfig(caPem);
     log.info('Serving securely', 'address', this.url, 'orchconfig', c.orchconfigPath);
 
@@ -235,6 +287,43 @@ export class ApiServer {
     this.sweeper.start();
     // Post-start hooks run after the server listens, as upstream; each one's check fails until it is done.
     void this.hooks.run();
+  }
+
+  /**
+   * The authorizer chain: from --authorization-config (reloaded when the file changes), else from
+   * --authorization-mode and the files of its modes.
+   */
+  private async authorization(store: Storage['store']): Promise<Authorizer> {
+    const c = this.config;
+    const setup = await import('./auth/authorization-setup.js');
+    const rbac = (this.rbac as RbacInformer).index;
+    const graph = () => (this.nodeGraph ??= new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error)));
+    if (c.authorizationConfigFile) {
+      // Kept for every configuration: a reload may add the Node authorizer.
+      const nodeGraph = graph().graph;
+      const reloading = await setup.ReloadingAuthorizer.load(
+        c.authorizationConfigFile,
+        async (configured) => authorizerChain(await setup.authorizersFromConfig(configured, {rbac, nodeGraph})),
+        (message) => log.info(message),
+      );
+      reloading.watch(c.authorizationConfigReloadIntervalMs ?? 1000);
+      this.authorizationModesInEffect = () => reloading.types;
+      this.stopAuthorization = () => reloading.stop();
+      return reloading;
+    }
+    const fileAuthorizers = await setup.loadAuthorizers(
+      {
+        modes: c.authorizationModes,
+        policyFile: c.authorizationPolicyFile,
+        webhookConfigFile: c.authorizationWebhookConfigFile,
+        webhookVersion: c.authorizationWebhookVersion,
+        webhookAuthorizedTtlMs: c.authorizationWebhookAuthorizedTtlMs,
+        webhookUnauthorizedTtlMs: c.authorizationWebhookUnauthorizedTtlMs,
+      },
+      (message) => log.warning(message),
+    );
+    const nodeGraph = c.authorizationModes.includes('Node') ? graph().graph : undefined;
+    return createAuthorizer(c.authorizationModes, {rbac, nodeGraph, ...fileAuthorizers});
   }
 
   private async certificates(): Promise<{key: string; cert: string; caPem: string}> {
@@ -260,6 +349,28 @@ export class ApiServer {
     const admin = await ensureClientCertificate(c.certDir, 'admin', ca, {user: 'orch-admin', groups: ['system:masters']});
     const {writeAdminOrchconfig} = await import('../../client/orchconfig.js');
     await writeAdminOrchconfig(c.orchconfigPath, {server: this.url, caPem, certPem: admin.certPem, keyPem: admin.keyPem});
+  }
+
+  /**
+   * Refuses a store created under the other name set (src/daemons/apiserver/names-guard.ts). A store
+   * that does not answer within a few seconds is not waited for here: its health checks report it.
+   */
+  private async checkNameSet(store: Store, keyPrefix: string): Promise<void> {
+    const {checkStoreNameSet, NameSetMismatchError} = await import('./names-guard.js');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)));
+    try {
+      await Promise.race([checkStoreNameSet(store, keyPrefix), timeout]);
+    } catch (error) {
+      if (error instanceof NameSetMismatchError) {
+        await this.storage?.close().catch(() => undefined);
+        this.storage = undefined;
+        throw new UserError(error.message);
+      }
+      log.v(1).info('Could not check which names the store was created with', 'err', error);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private installHealthChecks(): void {
@@ -308,11 +419,16 @@ export class ApiServer {
     hooks.add('scheduling/bootstrap-system-priority-classes', async () => retry(() => bootstrapPriorityClasses(store, {keyPrefix})));
     hooks.add('start-cluster-authentication-info-controller', async () => {
       // After the bootstrap controller has made orch-system.
-      await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems));
+      await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems, this.requestHeaderInfo));
     });
     // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
     // complete at once so the check names stay those of the seed.
-    for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'orch-apiserver-autoregistration', 'apiservice-openapi-controller']) {
+    // The built-in group versions are registered as local APIServices (upstream's autoregister).
+    hooks.add('orch-apiserver-autoregistration', async () => {
+      const created = await retry(() => registerLocalApiServices(store, keyPrefix));
+      if (created > 0) log.info('Registered the built-in group versions as local APIServices', 'count', created);
+    });
+    for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'apiservice-openapi-controller']) {
       hooks.add(name, async () => undefined);
     }
     this.registry.addHealthChecks(namedCheck('autoregister-completion', () => undefined));
@@ -341,22 +457,38 @@ export class ApiServer {
       requestTimeoutFilter({requestTimeoutMs: c.requestTimeoutMs}),
       this.inFlight,
     ];
+    const auditor = this.auditor;
+    const audits = new WeakMap<AnyRequest, RequestAudit>();
     const serve = async (req: AnyRequest, res: ServerResponse) => {
-      const outcome = authenticator.authenticateRequest(req);
+      const outcome = await authenticator.authenticateRequestAsync(req);
+      // A front proxy's identity headers are believed only as the proxy's; nobody after this sees them.
+      const proxy = c.requestHeader ? authenticator.requestHeader : undefined;
+      if (proxy) for (const name of Object.keys(req.headers)) if (proxy.isIdentityHeader(name)) delete req.headers[name];
       if (!outcome.user) {
         if (outcome.error) log.v(2).info('Unable to authenticate the request', 'err', outcome.error);
+        if (auditor) await auditor.failedAuthentication(req, res, attemptedMethods(req));
         return writeStatusObject(res, unauthorizedStatus());
       }
       if (outcome.usedBearerToken) delete req.headers.authorization;
+      // Audit (upstream's WithAudit) sits between authentication and impersonation: the policy sees
+      // the authenticated user, the event names the impersonated one separately.
+      const audit = auditor ? await auditor.begin(req, res, outcome.user) : undefined;
+      if (audit === false) {
+        return writeStatusObject(res, {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Internal error occurred: failed to store audit event', reason: 'InternalError', details: {}, code: 500});
+      }
+      if (audit) audits.set(req, audit);
       const impersonated = await impersonate(req, outcome.user, authorizer);
       if ('status' in impersonated) return writeStatusObject(res, impersonated.status);
       if (impersonated.impersonated) for (const name of Object.keys(req.headers)) if (isImpersonationHeader(name)) delete req.headers[name];
       const user = impersonated.user;
+      if (impersonated.impersonated) audit?.setImpersonatedUser(user);
       (req as {orchUser?: unknown}).orchUser = user;
       // An authorizer that could not decide (a webhook that is down) fails the request with a 500,
       // as upstream's authorization filter, unless another one allowed it.
       const authorize = async (attrs: AuthorizationAttributes) => {
         const result = await authorizer.authorize(attrs);
+        // The audit event carries the request's own authorization decision (not access reviews').
+        if (attrs.user === user) audit?.recordDecision(result);
         if (result.decision !== 'Allow' && result.error) throw result.error;
         return result;
       };
@@ -366,6 +498,13 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (health(req, res)) return;
+      }
+      const discovery = this.issuerDiscovery && discoveryDocument(path);
+      if (discovery && req.method === 'GET') {
+        const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return serveIssuerDiscovery(res, await this.issuerDiscovery!(), discovery);
       }
       const logPath = POD_LOG_PATH.exec(path);
       if (logPath && req.method === 'GET') {
@@ -406,7 +545,7 @@ export class ApiServer {
         user,
         authorize: async (a) => {
           // The handler asks as the request's user, or (access reviews) as the user under review.
-          const decision = await authorize({...a, user: a.user ?? user});
+          const decision = await authorize(a.user && a.user !== user ? {...a} : {...a, user});
           return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
         },
       });
@@ -416,6 +555,7 @@ export class ApiServer {
     return composeFilters(filters, (req, res) => {
       serve(req as AnyRequest, res as ServerResponse).catch((error: Error) => {
         log.error('Unhandled error serving a request', 'path', req.url, 'err', error);
+        void audits.get(req as AnyRequest)?.panic(error);
         if (!res.headersSent) {
           writeStatusObject(res, {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `Internal error occurred: ${error.message}`, reason: 'InternalError', details: {}, code: 500});
         } else (res as ServerResponse).end();
@@ -492,8 +632,11 @@ export class ApiServer {
     this.api?.stop();
     this.rbac?.stop();
     this.nodeGraph?.stop();
+    this.stopAuthorization?.();
     this.sweeper?.stop();
     this.logCheck.stop();
+    // Buffered audit events are written before the process ends.
+    await this.auditor?.shutdown();
     await this.storage?.close();
   }
 
@@ -544,6 +687,32 @@ export class ApiServer {
       at: Date.now(),
     };
   }
+}
+
+/** Reads --encryption-provider-config; a bad file stops the start naming the option and the problem. */
+async function encryptionWrapper(file: string, keyPrefix: string) {
+  const {parseEncryptionConfig} = await import('./encryption/config.js');
+  const {EncryptingStore, keyResolver} = await import('./encryption/store.js');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`--encryption-provider-config: cannot read ${file}: ${(error as Error).message}`);
+  }
+  const config = parseEncryptionConfig(text, `--encryption-provider-config ${file}`);
+  const resolve = keyResolver(keyPrefix);
+  return (engine: Storage['engines'][number]) => new EncryptingStore(engine, config, resolve);
+}
+
+/** What a refused request tried, for its audit event (upstream's getAuthMethods). */
+function attemptedMethods(req: AnyRequest): string[] {
+  const methods: string[] = [];
+  const peer = (req.socket as {getPeerCertificate?: () => {raw?: Buffer} | undefined} | undefined)?.getPeerCertificate?.();
+  if (peer?.raw) methods.push('certificate');
+  const authorization = req.headers.authorization ?? '';
+  if (/^bearer /i.test(authorization)) methods.push('token');
+  if (/^basic /i.test(authorization)) methods.push('basic');
+  return methods;
 }
 
 async function waitFor(condition: () => boolean, intervalMs = 50): Promise<void> {

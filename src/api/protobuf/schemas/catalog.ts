@@ -1,10 +1,10 @@
 /**
  * Messages of the kinds kubectl's typed commands send beyond the first groups (field numbers of
- * k8s.io/api's generated.proto): networking/v1 Ingress (`kubectl create ingress`), policy/v1
+ * k8s.io/api's generated.proto): autoscaling/v1 HorizontalPodAutoscaler (`kubectl autoscale`), networking/v1 Ingress (`kubectl create ingress`), policy/v1
  * PodDisruptionBudget (`create pdb`) and Eviction (`drain`), scheduling/v1 PriorityClass
  * (`create priorityclass`), core/v1 ResourceQuota (`create quota`), certificates/v1
  * CertificateSigningRequest (`certificate approve|deny`), authentication/v1 SelfSubjectReview
- * (`auth whoami`) and authorization/v1's access reviews (`auth can-i`). User `extra` maps
+ * (`auth whoami`), TokenRequest (`create token`) and authorization/v1's access reviews (`auth can-i`). User `extra` maps
  * (map<string, ExtraValue>) are left out: their JSON form is a list per key, which the table
  * language does not express, and kubectl's commands send none.
  */
@@ -26,6 +26,17 @@ export const CATALOG_SCHEMAS: SchemaTables = {
   IngressLoadBalancerStatus: { 1: 'ingress []IngressLoadBalancerIngress' },
   IngressLoadBalancerIngress: { 1: 'ip string', 2: 'hostname string', 4: 'ports []IngressPortStatus' },
   IngressPortStatus: { 1: 'port int32 required', 2: 'protocol string required', 3: 'error *string' },
+
+  // autoscaling/v1 (`kubectl autoscale`)
+  HorizontalPodAutoscaler: { 1: 'metadata ObjectMeta', 2: 'spec HorizontalPodAutoscalerSpec', 3: 'status HorizontalPodAutoscalerStatus' },
+  HorizontalPodAutoscalerSpec: {
+    1: 'scaleTargetRef CrossVersionObjectReference required', 2: 'minReplicas *int32', 3: 'maxReplicas int32 required', 4: 'targetCPUUtilizationPercentage *int32',
+  },
+  CrossVersionObjectReference: { 1: 'kind string required', 2: 'name string required', 3: 'apiVersion string' },
+  HorizontalPodAutoscalerStatus: {
+    1: 'observedGeneration *int64', 2: 'lastScaleTime *Time', 3: 'currentReplicas int32 required', 4: 'desiredReplicas int32 required',
+    5: 'currentCPUUtilizationPercentage *int32',
+  },
 
   // policy/v1
   PodDisruptionBudget: { 1: 'metadata ObjectMeta', 2: 'spec PodDisruptionBudgetSpec', 3: 'status PodDisruptionBudgetStatus' },
@@ -69,6 +80,10 @@ export const CATALOG_SCHEMAS: SchemaTables = {
   UserInfo: { 1: 'username string', 2: 'uid string', 3: 'groups []string' },
   TokenReview: { 1: 'metadata ObjectMeta', 2: 'spec TokenReviewSpec required' },
   TokenReviewSpec: { 1: 'token string', 2: 'audiences []string' },
+  // `kubectl create token` (status is never sent by a client).
+  TokenRequest: { 1: 'metadata ObjectMeta', 2: 'spec TokenRequestSpec required' },
+  TokenRequestSpec: { 1: 'audiences []string', 3: 'boundObjectRef *BoundObjectReference', 4: 'expirationSeconds *int64' },
+  BoundObjectReference: { 1: 'kind string', 2: 'apiVersion string', 3: 'name string', 4: 'uid string' },
 
   // authorization/v1
   SelfSubjectAccessReview: { 1: 'metadata ObjectMeta', 2: 'spec SelfSubjectAccessReviewSpec required', 3: 'status SubjectAccessReviewStatus' },

@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { ConfigFieldError, canonicalConfigValue } from './convert.js';
-import { agentConfigApiVersion, agentConfigKind, CONFIG_FIELDS, FIELD_BY_PATH, OBJECT_PATHS, type ConfigField } from './schema.js';
+import { agentConfigApiVersion, agentConfigKind, CONFIG_FIELDS, FIELD_BY_PATH, internalKey, OBJECT_PATHS, type ConfigField } from './schema.js';
 
 /** Field path -> canonical value; `null` (drop-ins only) removes the field, and inside maps removes a key. */
 export type ConfigLayer = Map<string, unknown>;
@@ -63,7 +63,12 @@ export function decodeAgentConfiguration(text: string, options: DecodeOptions): 
   const visit = (object: Record<string, unknown>, prefix: string) => {
     for (const [key, value] of Object.entries(object)) {
       if (prefix === '' && (key === 'apiVersion' || key === 'kind')) continue;
-      const path = prefix === '' ? key : `${prefix}.${key}`;
+      const top = prefix === '' ? internalKey(key) : key;
+      if (top === undefined) {
+        unknown.push(`unknown field "${key}"`);
+        continue;
+      }
+      const path = prefix === '' ? top : `${prefix}.${key}`;
       const field = FIELD_BY_PATH.get(path);
       if (field) {
         try {

@@ -1,4 +1,5 @@
 /** `--print-config`: the effective AgentConfiguration as YAML or JSON, keys sorted, type metadata first. */
+import { fileKey } from './schema.js';
 import { stringify } from 'yaml';
 import type { AgentConfiguration } from './types.js';
 
@@ -19,6 +20,8 @@ function sortKeys(value: unknown): unknown {
 
 export function formatAgentConfiguration(config: AgentConfiguration, format: ConfigFormat): string {
   const { apiVersion, kind, ...fields } = config;
-  const ordered = { apiVersion, kind, ...(sortKeys(fields) as object) };
+  // Top-level keys as the name set's file spells them (kubeAPIQPS in a KubeletConfiguration).
+  const spelled = Object.fromEntries(Object.entries(fields).map(([key, value]) => [fileKey(key), value]));
+  const ordered = { apiVersion, kind, ...(sortKeys(spelled) as object) };
   return format === 'json' ? `${JSON.stringify(ordered, null, 2)}\n` : stringify(ordered, { lineWidth: 0 });
 }

@@ -13,6 +13,24 @@ import type { OptionSpec } from '../../../options/spec.js';
 export const agentConfigApiVersion = (): string => names().agentConfig.apiVersion;
 export const agentConfigKind = (): string => names().agentConfig.kind;
 
+/**
+ * A top-level key as a file of the active name set spells it: orch's `orchAPIQPS`, `orchReserved`...
+ * are upstream's `kubeAPIQPS`, `kubeReserved`... in a KubeletConfiguration (upstream's names).
+ */
+export function fileKey(internal: string): string {
+  const product = names().product;
+  return product !== 'orch' && internal.startsWith('orch') ? `${product}${internal.slice('orch'.length)}` : internal;
+}
+
+/** The field path of a top-level key of a file (the inverse of fileKey); undefined for orch's spelling in an upstream file. */
+export function internalKey(key: string): string | undefined {
+  const product = names().product;
+  if (product === 'orch') return key;
+  if (key.startsWith('orch')) return undefined;
+  const renamed = `orch${key.slice(product.length)}`;
+  return key.startsWith(product) && FIELD_BY_PATH.has(renamed) ? renamed : key;
+}
+
 export interface ConfigField {
   /** Dotted path in the file, e.g. `maxPods` or `authentication.webhook.cacheTTL`. */
   path: string;

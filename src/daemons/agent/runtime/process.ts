@@ -6,6 +6,7 @@
  */
 import {spawn as nodeSpawn, type ChildProcess, type SpawnOptions} from 'node:child_process';
 import type {Readable, Writable} from 'node:stream';
+import {spawnExec, type ExecProcess} from './exec.js';
 
 export type SpawnFn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 
@@ -27,6 +28,8 @@ export interface StartRequest {
   gid?: number;
   /** Keep the process's stdin open as a pipe (a container with `stdin: true`, for `kubectl attach`). */
   stdin?: boolean;
+  /** Run on a pseudo terminal (a container with `tty: true`). */
+  tty?: boolean;
 }
 
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15};
@@ -35,10 +38,23 @@ export class ContainerProcess {
   readonly pid: number | undefined;
   readonly exited: Promise<ProcessExit>;
   private leaderExited = false;
-  private readonly child: ChildProcess;
+  private readonly child?: ChildProcess;
+  /** A `tty: true` container runs on a pseudo terminal (node-pty), as `kubectl attach -it` expects. */
+  private readonly terminal?: ExecProcess;
 
   constructor(spawn: SpawnFn, request: StartRequest) {
-    this.child = spawn(request.command[0], request.command.slice(1), {
+    if (request.tty) {
+      const terminal = spawnExec(spawn, {env: request.env, cwd: request.cwd, uid: request.uid, gid: request.gid}, {command: request.command, tty: true, stdin: request.stdin === true});
+      this.terminal = terminal;
+      this.pid = terminal.pid;
+      terminal.stdin?.on('error', () => {});
+      this.exited = terminal.exited.then((exit) => {
+        this.leaderExited = true;
+        return exit;
+      });
+      return;
+    }
+    const child = spawn(request.command[0], request.command.slice(1), {
       env: request.env,
       cwd: request.cwd,
       uid: request.uid,
@@ -46,18 +62,19 @@ export class ContainerProcess {
       detached: true,
       stdio: [request.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
-    this.pid = this.child.pid;
+    this.child = child;
+    this.pid = child.pid;
     // An attached client that goes away mid-write must not crash the agent.
-    this.child.stdin?.on('error', () => {});
+    child.stdin?.on('error', () => {});
     this.exited = new Promise((resolve) => {
-      this.child.once('error', (err) => {
+      child.once('error', (err) => {
         // 'error' without a pid: the process never ran; with one, a later 'exit' still comes.
-        if (this.child.pid === undefined) {
+        if (child.pid === undefined) {
           this.leaderExited = true;
           resolve({exitCode: 128, startError: err.message});
         }
       });
-      this.child.once('exit', (code, signal) => {
+      child.once('exit', (code, signal) => {
         this.leaderExited = true;
         // What a container runtime does when the main process ends: nothing else of it survives.
         this.signalGroup('SIGKILL', true);
@@ -67,15 +84,20 @@ export class ContainerProcess {
   }
 
   get stdin(): Writable | null {
-    return this.child.stdin;
+    return this.terminal ? this.terminal.stdin : this.child?.stdin ?? null;
+  }
+
+  /** A terminal's new window size (attach -it); nothing for a process without one. */
+  resize(columns: number, rows: number): void {
+    this.terminal?.resize(columns, rows);
   }
 
   get stdout(): Readable | null {
-    return this.child.stdout;
+    return this.terminal ? this.terminal.stdout : this.child?.stdout ?? null;
   }
 
   get stderr(): Readable | null {
-    return this.child.stderr;
+    return this.terminal ? null : this.child?.stderr ?? null;
   }
 
   get running(): boolean {

@@ -96,6 +96,8 @@ export interface AttachTarget {
   tty: boolean;
   /** Receives the process's output from now on; returns the unsubscribe. */
   subscribe(onStdout: (chunk: Buffer) => void, onStderr: (chunk: Buffer) => void): () => void;
+  /** The container's terminal size (tty: true containers). */
+  resize(columns: number, rows: number): void;
   exited: Promise<ProcessExit>;
 }
 
@@ -323,6 +325,7 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
           proc.stderr?.off('data', err);
         };
       },
+      resize: (columns, rows) => proc.resize(columns, rows),
       exited: proc.exited,
     };
   }
@@ -337,7 +340,8 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
     const rec = this.pods.get(uid);
     const c = rec && [...rec.init, ...rec.app].find((x) => x.spec.name === container);
     if (!rec || !c) return {error: `container not found ("${container}")`};
-    if (!c.process || !c.process.running || rec.terminal) return {error: `container ${container} is not running (process runtime): cannot exec or attach in a container in state ${c.state.terminated ? 'terminated' : 'waiting'}`};
+    // containerd's words for a container that does not run (now), which kubectl shows after the kubelet's.
+    if (!c.process || !c.process.running || rec.terminal) return {error: `failed to exec in container: container is in ${c.state.terminated ? 'CONTAINER_EXITED' : 'CONTAINER_CREATED'} state`};
     return {rec, c};
   }
 
@@ -561,7 +565,7 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
     const command = expandCommand(spec, env);
     let proc: ContainerProcess;
     try {
-      proc = new ContainerProcess(this.spawn, {command, env, cwd: spec.workingDir, uid: identity.uid, gid: identity.gid, stdin: spec.stdin === true});
+      proc = new ContainerProcess(this.spawn, {command, env, cwd: spec.workingDir, uid: identity.uid, gid: identity.gid, stdin: spec.stdin === true, tty: spec.tty === true});
     } catch (err) {
       // spawn throws at once for some refusals (EPERM on setuid, bad arguments).
       this.terminated(rec, c, {exitCode: 128, startError: (err as Error).message}, startedAt);

@@ -35,20 +35,24 @@ export function serverConfigFromOptions(options: Record<string, unknown>): Agent
     clientCaFile: optional<string>(options['client-ca-file']),
     authenticationTokenWebhook: optional<boolean>(options['authentication-token-webhook']) ?? false,
     authorizationMode: optional<string>(options['authorization-mode']) ?? 'AlwaysAllow',
+    authenticationTokenWebhookCacheTtlMs: optional<{ms: number}>(options['authentication-token-webhook-cache-ttl'])?.ms ?? 120_000,
+    authorizationWebhookAuthorizedTtlMs: optional<{ms: number}>(options['authorization-webhook-cache-authorized-ttl'])?.ms ?? 300_000,
+    authorizationWebhookUnauthorizedTtlMs: optional<{ms: number}>(options['authorization-webhook-cache-unauthorized-ttl'])?.ms ?? 30_000,
     streamingConnectionIdleTimeoutMs: idleTimeoutMs(optional<{ms: number}>(options['streaming-connection-idle-timeout'])?.ms),
   };
 }
 
-/** What the servers cannot do yet, each line naming the option to change; empty when they can start. */
-export function unsupportedServerSettings(config: AgentServerConfig): string[] {
+/**
+ * Settings the servers cannot start with, each line naming the option to change; empty when they
+ * can. The Webhook modes ask the API server, so they need the agent's orchconfig.
+ */
+export function unsupportedServerSettings(config: AgentServerConfig, hasApiServer = false): string[] {
   const problems: string[] = [];
-  if (config.enableServer && config.authorizationMode !== 'AlwaysAllow') {
-    problems.push(
-      `--authorization-mode=${config.authorizationMode} is not supported yet (SubjectAccessReview authorization is not built); use --authorization-mode=AlwaysAllow`,
-    );
+  if (config.enableServer && config.authorizationMode === 'Webhook' && !hasApiServer) {
+    problems.push('--authorization-mode=Webhook asks the API server with SubjectAccessReviews: give the agent an --orchconfig, or use --authorization-mode=AlwaysAllow');
   }
-  if (config.enableServer && config.authenticationTokenWebhook) {
-    problems.push('--authentication-token-webhook is not supported yet (TokenReview authentication is not built); set it to false');
+  if (config.enableServer && config.authenticationTokenWebhook && !hasApiServer) {
+    problems.push('--authentication-token-webhook asks the API server with TokenReviews: give the agent an --orchconfig, or set it to false');
   }
   return problems;
 }

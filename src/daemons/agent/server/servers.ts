@@ -15,7 +15,11 @@ import {createServer as createHttpsServer} from 'node:https';
 import type {Duplex} from 'node:stream';
 import {Registry} from 'prom-client';
 import {createAuthentication} from '../../apiserver/auth/config.js';
-import type {RequestAuthenticator} from '../../apiserver/auth/authenticator.js';
+import type {Authorizer} from '../../apiserver/auth/attributes.js';
+import {alwaysAllow} from '../../apiserver/auth/authorizer.js';
+import {delegatedAuthentication, delegatedAuthorizer, type DelegatedAuthentication} from '../../serving/delegated-auth.js';
+import type {RestClient} from '../../../client/rest-client.js';
+import {agentForbiddenText, agentRequestAttributes} from './request-attributes.js';
 import {HealthRegistry, LogCheck, createHealthHandler, namedCheck, pingCheck, type HealthLogger} from '../../apiserver/health/index.js';
 import {serveContainerLogs} from './container-logs.js';
 import {unsupportedServerSettings} from './config.js';
@@ -48,6 +52,10 @@ export interface AgentServersOptions {
   portOverrides?: Partial<Record<ListenerName, number>>;
   /** How often `follow=true` log requests look for new records (default 250 ms). */
   followPollIntervalMs?: number;
+  /** The API server, for delegated authentication and authorization (the Webhook modes). */
+  apiClient?: RestClient;
+  /** This node's name: the `nodes` object requests are authorized against. */
+  nodeName?: string;
 }
 
 /** The ports the running listeners are bound to; absent for a listener that is off. */
@@ -55,7 +63,24 @@ export type BoundPorts = Partial<Record<ListenerName, number>>;
 
 interface ServeOptions {
   debuggingHandlers: boolean;
-  authenticator?: RequestAuthenticator;
+  /** Who may call (the secure port); none on the read-only port, which upstream leaves open. */
+  access?: RequestAccess;
+}
+
+/** The secure port's delegated authentication and authorization. */
+interface RequestAccess {
+  authentication: DelegatedAuthentication;
+  authorizer: Authorizer;
+  nodeName: string;
+}
+
+/** 401 or 403 with the kubelet's texts, or undefined when the request may go on. */
+async function refusal(req: IncomingMessage, access: RequestAccess): Promise<{code: 401 | 403; text: string} | undefined> {
+  const user = await access.authentication.authenticate(req);
+  if (!user) return {code: 401, text: 'Unauthorized'};
+  const attributes = agentRequestAttributes(user, req.method ?? 'GET', new URL(req.url ?? '/', 'http://agent').pathname, access.nodeName);
+  const decision = await access.authorizer.authorize(attributes);
+  return decision.decision === 'Allow' ? undefined : {code: 403, text: agentForbiddenText(attributes)};
 }
 
 export class AgentServers {
@@ -91,7 +116,7 @@ export class AgentServers {
   }
 
   async start(): Promise<void> {
-    const problems = unsupportedServerSettings(this.config);
+    const problems = unsupportedServerSettings(this.config, this.options.apiClient !== undefined);
     if (problems.length > 0) throw new Error(problems.join('\n'));
     try {
       if (this.config.enableServer) {
@@ -120,6 +145,8 @@ export class AgentServers {
     this.logCheck.stop();
     const servers = [...this.servers.values()];
     this.servers.clear();
+    // Upgraded connections are no longer the HTTP server's: a stop ends them itself.
+    for (const socket of this.streamSockets) socket.destroy();
     await Promise.all(
       servers.map(
         (server) =>
@@ -135,15 +162,28 @@ export class AgentServers {
     const certificate = await loadServingCertificate(this.config);
     for (const reason of certificate.generatedBecause) this.logger(0, `Generated the serving certificate in ${this.config.certDir}: ${reason}`);
     const authentication = await createAuthentication({anonymousAuth: this.config.anonymousAuth, clientCaFile: this.config.clientCaFile});
-    const authenticator = authentication.authenticator;
+    const c = this.config;
+    const apiClient = this.options.apiClient;
+    const access: RequestAccess = {
+      authentication: delegatedAuthentication({
+        local: authentication.authenticator,
+        client: c.authenticationTokenWebhook ? apiClient : undefined,
+        cacheTtlMs: c.authenticationTokenWebhookCacheTtlMs ?? 120_000,
+      }),
+      authorizer:
+        c.authorizationMode === 'Webhook'
+          ? delegatedAuthorizer({client: apiClient, alwaysAllowPaths: [], authorizedTtlMs: c.authorizationWebhookAuthorizedTtlMs ?? 300_000, unauthorizedTtlMs: c.authorizationWebhookUnauthorizedTtlMs ?? 30_000})
+          : alwaysAllow,
+      nodeName: this.options.nodeName ?? '',
+    };
     const debuggingHandlers = this.config.enableDebuggingHandlers;
     // HTTP/1.1 over TLS as the other secure ports serve it: the fix for bodies over one TLS record
     // (parseHttp1FromStream), one request of a connection at a time, upstream's idle and read-header timeouts.
     const tls = {...tlsServerOptions(this.config, certificate, authentication.clientCaPems), ...tlsHandshakeTimeout(UPSTREAM_CONNECTION_TIMEOUTS)};
-    const handler = oneRequestAtATime((req, res) => void this.serve(req, res, {debuggingHandlers, authenticator}));
+    const handler = oneRequestAtATime((req, res) => void this.serve(req, res, {debuggingHandlers, access}));
     const server = applyConnectionTimeouts(parseHttp1FromStream(createHttpsServer(tls, handler)), UPSTREAM_CONNECTION_TIMEOUTS);
     // exec, attach and port-forward arrive as upgrades (SPDY/3.1 or WebSocket).
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.serveUpgrade(req, socket, head, {debuggingHandlers, authenticator}));
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.serveUpgrade(req, socket, head, {debuggingHandlers, access}));
     await this.listen('main', server, this.config.address, this.config.port);
   }
 
@@ -163,8 +203,9 @@ export class AgentServers {
 
   private async serve(req: IncomingMessage, res: ServerResponse, options: ServeOptions): Promise<void> {
     try {
-      if (options.authenticator && !options.authenticator.authenticateRequest({headers: req.headers, socket: req.socket}).user) {
-        writeText(res, 401, 'Unauthorized');
+      const refused = options.access ? await refusal(req, options.access) : undefined;
+      if (refused) {
+        writeText(res, refused.code, refused.text);
         return;
       }
       const url = new URL(req.url ?? '/', 'http://agent');
@@ -177,15 +218,16 @@ export class AgentServers {
 
   /** Connections of exec, attach and port-forward now open (for the tests' leak checks). */
   get streamingConnections(): number {
-    return this.openStreams;
+    return this.streamSockets.size;
   }
-  private openStreams = 0;
+  private readonly streamSockets = new Set<Duplex>();
 
-  private serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, options: ServeOptions): void {
+  private async serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, options: ServeOptions): Promise<void> {
     socket.on('error', () => {});
     const fail = (code: number, text: string): void =>
       void socket.end(`HTTP/1.1 ${code} ${STATUS_TEXT[code] ?? 'Error'}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
-    if (options.authenticator && !options.authenticator.authenticateRequest({headers: req.headers, socket: req.socket}).user) return fail(401, 'Unauthorized');
+    const refused = options.access ? await refusal(req, options.access).catch(() => ({code: 401 as const, text: 'Unauthorized'})) : undefined;
+    if (refused) return fail(refused.code, refused.text);
     const url = new URL(req.url ?? '/', 'http://agent');
     const route = routeRequest(req.method ?? 'GET', url.pathname, {debuggingHandlers: options.debuggingHandlers});
     if (route.kind === 'debuggingDisabled') return fail(405, 'Debug endpoints are disabled.\n');
@@ -195,7 +237,7 @@ export class AgentServers {
     if (!streaming) return fail(404, 'pod does not exist');
     serveStreamingUpgrade(req, socket, head, route, streaming, {
       idleTimeoutMs: this.config.streamingConnectionIdleTimeoutMs ?? 0,
-      onConnection: (change) => (this.openStreams += change),
+      onConnection: (socket, change) => (change > 0 ? this.streamSockets.add(socket) : this.streamSockets.delete(socket)),
     });
   }
 
@@ -256,7 +298,7 @@ export class AgentServers {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = {401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed'};
+const STATUS_TEXT: Record<number, string> = {401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed'};
 
 const LISTENER_TITLES: Record<ListenerName, string> = {main: 'agent server', readOnly: 'read-only server', healthz: 'healthz server'};
 

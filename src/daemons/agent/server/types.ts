@@ -35,10 +35,15 @@ export interface AgentServerConfig {
   anonymousAuth: boolean;
   /** --client-ca-file. */
   clientCaFile?: string;
-  /** --authentication-token-webhook: refused at start until token reviews exist. */
+  /** --authentication-token-webhook: bearer tokens are checked with a TokenReview through the API server. */
   authenticationTokenWebhook?: boolean;
-  /** --authorization-mode: AlwaysAllow; Webhook is refused at start until it exists. */
+  /** --authentication-token-webhook-cache-ttl. */
+  authenticationTokenWebhookCacheTtlMs?: number;
+  /** --authorization-mode: AlwaysAllow, or Webhook (a SubjectAccessReview through the API server). */
   authorizationMode: string;
+  /** --authorization-webhook-cache-authorized-ttl and -unauthorized-ttl. */
+  authorizationWebhookAuthorizedTtlMs?: number;
+  authorizationWebhookUnauthorizedTtlMs?: number;
   /** --streaming-connection-idle-timeout: exec, attach and port-forward connections without traffic close after it; 0 never. */
   streamingConnectionIdleTimeoutMs?: number;
   /** Names of the generated serving certificate (default: the machine's host name). */

@@ -57,6 +57,7 @@ export async function runAttach(target: AttachTarget, streams: CommandStreams): 
     if (to && !to.destroyed && !to.writableEnded) to.write(chunk);
   };
   const unsubscribe = target.subscribe(write(streams.stdout), write(stderr));
+  streams.onResize(({width, height}) => target.resize(width, height));
   if (streams.stdin) {
     streams.stdin.on('data', (chunk: Buffer) => {
       if (target.stdin && !target.stdin.writableEnded) target.stdin.write(chunk);

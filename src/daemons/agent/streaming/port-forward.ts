@@ -8,6 +8,7 @@
  */
 import net from 'node:net';
 import type {SpdySession, SpdyStream} from './spdy-session.js';
+import {relay} from '../../serving/relay.js';
 
 export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 
@@ -78,8 +79,8 @@ function forward(errorStream: SpdyStream, data: SpdyStream, port: number, target
   };
   socket.once('connect', () => {
     connected = true;
-    data.pipe(socket);
-    socket.pipe(data);
+    relay(data, socket);
+    relay(socket, data);
   });
   socket.once('error', (err) => {
     if (!connected) {

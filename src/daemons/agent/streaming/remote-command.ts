@@ -14,6 +14,9 @@ import type {SpdySession, SpdyStream} from './spdy-session.js';
 /** The SPDY stream protocols of exec and attach, newest first (upstream's SupportedStreamingProtocols). */
 export const SPDY_COMMAND_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
 
+/** The shortest time from a WebSocket handshake to the end of its command (see finish). */
+const MIN_WEBSOCKET_LIFETIME_MS = 250;
+
 /** How long the client gets to open the streams it announced (upstream's streamCreationTimeout). */
 export const STREAM_CREATION_TIMEOUT_MS = 30_000;
 
@@ -185,6 +188,7 @@ export function spdyCommandStreams(session: SpdySession, protocol: string, optio
 /** The channels of a WebSocket connection as exec and attach streams. */
 export function webSocketCommandStreams(ws: WebSocket, protocolName: string, options: StreamOptions): CommandStreams {
   const protocol = channelProtocol(protocolName);
+  const openedAt = Date.now();
   const send = (channel: number, data: Buffer, callback?: (error?: Error | null) => void) => {
     if (ws.readyState !== ws.OPEN) return callback?.(new Error('connection closed'));
     ws.send(encodeChannelMessage(protocol, channel, data), {binary: !protocol.base64}, (err) => callback?.(err ?? null));
@@ -224,6 +228,11 @@ export function webSocketCommandStreams(ws: WebSocket, protocolName: string, opt
     stderr,
     onResize: (listener) => resizeListeners.push(listener),
     finish: async (outcome) => {
+      // A command that ends at once (one that cannot start) would otherwise send its Status in the
+      // same instant as the handshake, and kubectl can read it before it has set up its streams
+      // (it then logs "Unknown stream id 3, discarding message" and loses the exit).
+      const age = Date.now() - openedAt;
+      if (age < MIN_WEBSOCKET_LIFETIME_MS) await new Promise((r) => setTimeout(r, MIN_WEBSOCKET_LIFETIME_MS - age));
       await Promise.all([endWritable(stdout), endWritable(stderr)]);
       const body = protocol.statusErrors ? JSON.stringify(outcomeStatus(outcome)) : outcomeText(outcome);
       if (body) await new Promise<void>((resolve) => send(Channel.error, Buffer.from(body), () => resolve()));

@@ -34,11 +34,24 @@ export interface StreamingProviders {
 export interface StreamingOptions {
   /** --streaming-connection-idle-timeout in ms; 0 never. */
   idleTimeoutMs: number;
-  /** Counts connections for the tests and the dashboard. */
-  onConnection?: (change: 1 | -1) => void;
+  /** Tracks the upgraded connections (a stop closes them; tests count them). */
+  onConnection?: (socket: Duplex, change: 1 | -1) => void;
 }
 
-const wss = new WebSocketServer({noServer: true, perMessageDeflate: false, maxPayload: 64 * 1024 * 1024});
+/** The subprotocol each upgrade negotiated, for the server's handleProtocols. */
+const negotiated = new WeakMap<IncomingMessage, string>();
+
+/**
+ * The protocol is chosen before the handshake (./channels.ts) and handed to ws as a placeholder
+ * token: ws refuses subprotocol names with '/', and kubectl's port-forward tunnel protocol is
+ * `SPDY/3.1+portforward.k8s.io` (gorilla/websocket, which upstream uses, accepts any text).
+ */
+const wss = new WebSocketServer({
+  noServer: true,
+  perMessageDeflate: false,
+  maxPayload: 64 * 1024 * 1024,
+  handleProtocols: (_offered, req) => negotiated.get(req) ?? false,
+});
 
 function rejectUpgrade(socket: Duplex, code: number, message: string): void {
   const reason = {400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error'}[code] ?? 'Error';
@@ -88,10 +101,19 @@ export function serveStreamingUpgrade(
     const notRunning = providers.containerRunning(route.namespace, route.pod, route.container);
     if (notRunning) return rejectUpgrade(socket, 500, notRunning.error);
   }
-  // Node's socket timeout is an idle timer over both directions, as upstream's read and write deadlines.
-  if (options.idleTimeoutMs > 0) (socket as Duplex & {setTimeout?: (ms: number, cb: () => void) => void}).setTimeout?.(options.idleTimeoutMs, () => socket.destroy());
-  options.onConnection?.(1);
-  socket.once('close', () => options.onConnection?.(-1));
+  // Node's socket timeout is an idle timer over both directions, as upstream's read and write
+  // deadlines. Armed once the upgrade is done (ws clears a socket's timeout when it takes it over).
+  const armIdleTimeout = () => {
+    if (options.idleTimeoutMs <= 0) return;
+    // After the current 'data' dispatch: the secure server's first-request timer clears the
+    // socket's timeout from a 'data' listener that runs after the upgrade (connection-timeouts.ts).
+    setImmediate(() => {
+      if (!socket.destroyed) (socket as Duplex & {setTimeout: (ms: number, cb: () => void) => void}).setTimeout(options.idleTimeoutMs, () => socket.destroy());
+    });
+  };
+
+  options.onConnection?.(socket, 1);
+  socket.once('close', () => options.onConnection?.(socket, -1));
 
   const start = (streams: CommandStreams) => {
     const r = route as Extract<StreamingRoute, {kind: 'exec' | 'attach'}>;
@@ -111,7 +133,12 @@ export function serveStreamingUpgrade(
     if (protocol === undefined || (route.kind === 'portForward' && protocol === '')) {
       return rejectUpgrade(socket, 400, `requested protocol(s) are not supported: [${headerValues(req, 'sec-websocket-protocol').join(' ')}]; supports [${supported.join(' ')}]`);
     }
+    if (protocol) {
+      negotiated.set(req, protocol);
+      req.headers['sec-websocket-protocol'] = 'negotiated';
+    } else delete req.headers['sec-websocket-protocol'];
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      armIdleTimeout();
       if (route.kind === 'portForward') {
         const tunnel = createWebSocketStream(ws);
         tunnel.on('error', () => {});
@@ -135,6 +162,7 @@ export function serveStreamingUpgrade(
       (protocol ? `X-Stream-Protocol-Version: ${protocol}\r\n` : '') +
       '\r\n',
   );
+  armIdleTimeout();
   const session = new SpdySession(socket, {idleTimeoutMs: options.idleTimeoutMs});
   if (head.length) socket.unshift(head);
   if (route.kind === 'portForward') return servePortForward(session, pod);

@@ -148,11 +148,16 @@ export class SpdyEncoder {
   }
 
   data(streamId: number, data: Buffer, fin = false): Buffer {
+    return Buffer.concat([this.dataHeader(streamId, data.length, fin), data]);
+  }
+
+  /** The 8 bytes before a DATA frame's payload (so that a large payload is written without a copy). */
+  dataHeader(streamId: number, length: number, fin = false): Buffer {
     const head = Buffer.alloc(8);
     head.writeUInt32BE(streamId & 0x7fffffff, 0);
-    head.writeUInt32BE(data.length, 4);
+    head.writeUInt32BE(length, 4);
     head[4] = fin ? FLAG_FIN : 0;
-    return Buffer.concat([head, data]);
+    return head;
   }
 
   synStream(streamId: number, headers: SpdyHeaders, options: {fin?: boolean; associatedId?: number; priority?: number} = {}): Buffer {

@@ -11,6 +11,7 @@
  */
 import {EventEmitter} from 'node:events';
 import {Duplex} from 'node:stream';
+import {overRelayLimit} from '../../serving/relay.js';
 import {RstStatus, SpdyDecoder, SpdyEncoder, type SpdyFrame, type SpdyHeaders} from './spdy-frames.js';
 
 /** Largest DATA frame written (spdystream reads frames of any size up to 16 MiB). */
@@ -34,11 +35,13 @@ export class SpdyStream extends Duplex {
 
   _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (!this.session.open) return callback(new Error('SPDY connection closed'));
+    if (chunk.length === 0) return callback();
+    const parts: Buffer[] = [];
     for (let at = 0; at < chunk.length; at += MAX_DATA_FRAME) {
-      const last = at + MAX_DATA_FRAME >= chunk.length;
-      this.session.send(this.session.encoder.data(this.id, chunk.subarray(at, at + MAX_DATA_FRAME)), last ? callback : undefined);
+      const payload = chunk.subarray(at, at + MAX_DATA_FRAME);
+      parts.push(this.session.encoder.dataHeader(this.id, payload.length), payload);
     }
-    if (chunk.length === 0) callback();
+    this.session.sendParts(parts, callback);
   }
 
   _final(callback: (error?: Error | null) => void): void {
@@ -87,6 +90,8 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> {
   private readonly halfClosed = new Map<number, Set<'local' | 'remote'>>();
   private idleTimer?: NodeJS.Timeout;
   private closing = false;
+  /** A protocol error was seen: nothing more is read. */
+  private broken = false;
   private lastStreamId = 0;
   open = true;
 
@@ -109,6 +114,16 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> {
     const flushed = this.socket.write(frame);
     if (!done) return;
     if (flushed) done();
+    else this.socket.once('drain', () => done());
+  }
+
+  /** Writes several buffers as one burst (headers and payloads, without copying the payloads). */
+  sendParts(parts: Buffer[], done: (error?: Error | null) => void): void {
+    if (!this.open) return done(new Error('SPDY connection closed'));
+    this.touch();
+    // One write (a WebSocket tunnel makes each write a message), and a producer waits only past the relay allowance.
+    this.socket.write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+    if (!overRelayLimit(this.socket)) done();
     else this.socket.once('drain', () => done());
   }
 
@@ -157,13 +172,17 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> {
   }
 
   private receive(bytes: Buffer): void {
+    if (this.broken) return;
     let frames: SpdyFrame[];
     try {
       frames = this.decoder.push(bytes);
     } catch {
-      // A framing or compression error leaves no way to resynchronise: GOAWAY(PROTOCOL_ERROR).
+      // A framing or compression error leaves no way to resynchronise: GOAWAY(PROTOCOL_ERROR), then
+      // the socket ends once that frame is out (destroy would drop it).
       this.send(this.encoder.goAway(this.lastStreamId, 1));
-      this.destroy();
+      this.broken = true;
+      this.socket.end();
+      setTimeout(() => this.destroy(), CLOSE_GRACE_MS).unref();
       return;
     }
     if (frames.length) this.touch();

@@ -1,6 +1,6 @@
 /**
  * The request authenticator chain, in upstream's order and semantics: client certificate, then
- * bearer token (static token file); the first to identify the user wins, and the user gets the
+ * bearer token (static token file, service account tokens, OIDC, webhook: the token union); the first to identify the user wins, and the user gets the
  * group `system:authenticated`. When none does: if any of them rejected the credentials it was
  * given (a bad certificate, an unknown token) the request is unauthorized even with anonymous
  * access on; otherwise it is anonymous when `--anonymous-auth`, else unauthorized.
@@ -8,6 +8,8 @@
 import type {X509Certificate} from 'node:crypto';
 import {headerValue, type AuthenticationRequest} from './request.js';
 import {bearerToken, type TokenTable} from './token-file.js';
+import type {TokenAuthenticator} from './token-authenticator.js';
+import type {RequestHeaderAuthenticator} from './request-header.js';
 import {anonymousUser, withAuthenticatedGroup, type UserInfo} from './user.js';
 import {ClientCertificateAuthenticator} from './x509.js';
 
@@ -16,8 +18,14 @@ export interface AuthenticatorConfig {
   anonymous: boolean;
   /** Client CAs (`--client-ca-file` and the generated CA); none: no certificate authentication. */
   clientCas?: X509Certificate[];
-  /** Static tokens (`--token-auth-file`); none: no token authentication. */
+  /** Static tokens (`--token-auth-file`), for the synchronous path (the agent). */
   tokens?: TokenTable;
+  /** Every bearer token authenticator (static tokens first), for the asynchronous path. */
+  tokenUnion?: TokenAuthenticator;
+  /** The front proxy (`--requestheader-*`), asked first. */
+  requestHeader?: RequestHeaderAuthenticator;
+  /** The audiences requests are authenticated for (`--api-audiences`). */
+  apiAudiences?: string[];
   now?: () => Date;
 }
 
@@ -33,16 +41,42 @@ export interface AuthenticationOutcome {
 export class RequestAuthenticator {
   private readonly certificates: ClientCertificateAuthenticator | undefined;
 
+  get requestHeader(): RequestHeaderAuthenticator | undefined {
+    return this.config.requestHeader;
+  }
+
   constructor(private readonly config: AuthenticatorConfig) {
     this.certificates = config.clientCas && config.clientCas.length > 0 ? new ClientCertificateAuthenticator(config.clientCas, config.now) : undefined;
   }
 
   /** The identity of a request, or undefined for 401 Unauthorized. */
   async authenticate(request: AuthenticationRequest): Promise<UserInfo | undefined> {
-    return this.authenticateRequest(request).user;
+    return (await this.authenticateRequestAsync(request)).user;
   }
 
-  /** As `authenticate`, with the reason of a rejection. Synchronous: every method here is local. */
+  /** As `authenticate`, with the reason of a rejection: certificates, then the token union. */
+  async authenticateRequestAsync(request: AuthenticationRequest): Promise<AuthenticationOutcome> {
+    if (!this.config.tokenUnion) return this.authenticateRequest(request);
+    const errors: string[] = [];
+    const byProxy = this.config.requestHeader?.authenticate(request);
+    if (byProxy && 'user' in byProxy) return {user: withAuthenticatedGroup(byProxy.user)};
+    if (byProxy) errors.push(byProxy.error);
+    const byCertificate = this.certificates?.authenticate(request.socket);
+    if (byCertificate && 'user' in byCertificate) return {user: withAuthenticatedGroup(byCertificate.user)};
+    if (byCertificate) errors.push(byCertificate.error);
+
+    const token = bearerToken(headerValue(request, 'authorization'));
+    if (token !== undefined) {
+      const result = await this.config.tokenUnion.authenticateToken(token, this.config.apiAudiences);
+      if (result && 'user' in result) return {user: withAuthenticatedGroup(result.user), usedBearerToken: true};
+      errors.push(result?.error ?? 'invalid bearer token');
+    }
+    if (errors.length > 0) return {error: errors.join('; ')};
+    if (this.config.anonymous) return {user: anonymousUser()};
+    return {};
+  }
+
+  /** The synchronous chain of the local authenticators (certificates, static tokens), for the agent. */
   authenticateRequest(request: AuthenticationRequest): AuthenticationOutcome {
     const errors: string[] = [];
 

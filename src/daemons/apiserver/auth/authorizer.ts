@@ -72,6 +72,11 @@ export interface AuthorizerDependencies {
   nodeGraph?: NodeGraph;
 }
 
+/** A chain of authorizers after upstream's superuser check (group `system:masters` is allowed first). */
+export function authorizerChain(authorizers: Authorizer[]): Authorizer {
+  return unionAuthorizer([privilegedGroups(MASTERS_GROUP), ...authorizers]);
+}
+
 /** The authorizer of a mode list (empty: AlwaysAllow, the seed's default without a config file). */
 export function createAuthorizer(modes: string[], dependencies: AuthorizerDependencies = {}): Authorizer {
   const problems = validateAuthorizationModes(modes);

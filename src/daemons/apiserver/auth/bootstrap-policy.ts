@@ -9,7 +9,7 @@
  * so that they grant them on a server that runs without a controller manager.
  */
 import {rbacApiVersion, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type Subject} from './rbac-types.js';
-import {AUTHENTICATED_GROUP, MASTERS_GROUP, UNAUTHENTICATED_GROUP} from './user.js';
+import {AUTHENTICATED_GROUP, MASTERS_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP} from './user.js';
 import {names, type NameSet, type NameSetId} from '../../../api/names.js';
 
 const CORE = '';
@@ -189,6 +189,11 @@ function policy(n: NameSet): {roles: ClusterRole[]; bindings: ClusterRoleBinding
     // The role metrics-server installs with its API: this API server serves the resource metrics API
     // itself, so whoever may view a namespace may also `kubectl top` it.
     aggregatedRole('system:aggregated-metrics-reader', [rule(READ, [n.groups.metrics], ['pods', 'nodes'])], ['admin', 'edit', 'view']),
+    // Service account issuer discovery: upstream binds it to service accounts only; a cluster that
+    // wants anyone to verify its tokens binds it to system:unauthenticated too.
+    clusterRole('system:service-account-issuer-discovery', [
+      urls(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/']),
+    ]),
     clusterRole('system:auth-delegator', [rule(['create'], [AUTHENTICATION], ['tokenreviews']), rule(['create'], [AUTHORIZATION], ['subjectaccessreviews'])]),
   ];
 
@@ -200,6 +205,7 @@ function policy(n: NameSet): {roles: ClusterRole[]; bindings: ClusterRoleBinding
     binding('system:monitoring', [group('system:monitoring')]),
     // As upstream: no subjects; the Node authorizer (not yet in orch) grants nodes their rights.
     binding('system:node', []),
+    binding('system:service-account-issuer-discovery', [group(SERVICE_ACCOUNTS_GROUP)]),
     binding(CONTROLLER_MANAGER_USER, [user(CONTROLLER_MANAGER_USER)]),
     binding(SCHEDULER_USER, [user(SCHEDULER_USER)]),
   ];

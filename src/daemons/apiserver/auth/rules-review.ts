@@ -1,12 +1,11 @@
 /**
  * The rules a user holds in a namespace, for SelfSubjectRulesReview (`kubectl auth can-i --list`),
- * as upstream's RBAC RulesFor: the rules of the cluster roles bound cluster-wide, then of the roles
- * bound in the namespace. The privileged group and AlwaysAllow hold everything. Pure.
+ * from the RBAC authorizer's own rule resolution (upstream's RulesFor); the privileged group and
+ * AlwaysAllow hold everything. Pure.
  */
 import type {JsonObject} from '../../../patch/types.js';
 import type {RulesReviewStatus} from '../rest/reviews.js';
-import type {PolicyRule} from './rbac-types.js';
-import {subjectMatches, type RbacPolicySource} from './rbac.js';
+import {RbacAuthorizer, type RbacPolicySource} from './rbac.js';
 import {MASTERS_GROUP, type UserInfo} from './user.js';
 
 const EVERYTHING: RulesReviewStatus = {
@@ -26,22 +25,7 @@ export function rulesFor(modes: string[], policy: RbacPolicySource | undefined, 
 }
 
 function rbacRules(policy: RbacPolicySource, user: UserInfo, namespace: string): RulesReviewStatus {
-  const rules: PolicyRule[] = [];
-  const errors: string[] = [];
-  for (const binding of policy.listClusterRoleBindings()) {
-    if (binding.roleRef.kind !== 'ClusterRole' || !(binding.subjects ?? []).some((s) => subjectMatches(user, s, ''))) continue;
-    const role = policy.getClusterRole(binding.roleRef.name);
-    if (role) rules.push(...(role.rules ?? []));
-    else errors.push(`clusterrole "${binding.roleRef.name}" not found`);
-  }
-  if (namespace) {
-    for (const binding of policy.listRoleBindings(namespace)) {
-      if (!(binding.subjects ?? []).some((s) => subjectMatches(user, s, namespace))) continue;
-      const role = binding.roleRef.kind === 'ClusterRole' ? policy.getClusterRole(binding.roleRef.name) : policy.getRole(namespace, binding.roleRef.name);
-      if (role) rules.push(...(role.rules ?? []));
-      else errors.push(`${binding.roleRef.kind === 'ClusterRole' ? 'clusterrole' : 'role'} "${binding.roleRef.name}" not found`);
-    }
-  }
+  const {rules, errors} = new RbacAuthorizer(policy).rulesFor(user, namespace);
   const resourceRules: JsonObject[] = [];
   const nonResourceRules: JsonObject[] = [];
   for (const rule of rules) {

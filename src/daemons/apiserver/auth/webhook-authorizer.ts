@@ -24,6 +24,13 @@ export interface WebhookAuthorizerOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Upstream's DefaultRetryBackoff: 500 ms, factor 1.5, 5 steps (jitter left out: tests need exact waits). */
   retry?: {initialMs: number; factor: number; steps: number};
+  /** The decision when the webhook fails (structured configuration's failurePolicy; NoOpinion otherwise). */
+  failurePolicy?: 'NoOpinion' | 'Deny';
+  /** Whether allowed / other answers are cached at all (structured configuration; default both). */
+  cacheAuthorized?: boolean;
+  cacheUnauthorized?: boolean;
+  /** Match conditions over the v1 SubjectAccessReview spec: false skips the webhook (no opinion). */
+  matches?: (request: Record<string, unknown>) => boolean;
 }
 
 const DEFAULT_RETRY = {initialMs: 500, factor: 1.5, steps: 5};
@@ -95,6 +102,14 @@ export class WebhookAuthorizer implements Authorizer {
 
   async authorize(attributes: AuthorizationAttributes): Promise<AuthorizationResult> {
     const review = subjectAccessReview(attributes, this.o.version);
+    const onError = this.o.failurePolicy ?? 'NoOpinion';
+    if (this.o.matches) {
+      try {
+        if (!this.o.matches(subjectAccessReviewSpec(attributes, 'v1'))) return {decision: 'NoOpinion', reason: ''};
+      } catch (error) {
+        return {decision: onError, reason: '', error: error as Error};
+      }
+    }
     const key = JSON.stringify(review.spec);
     const cached = this.cache.get(key);
     if (cached && cached.expires > this.now()) return cached.result;
@@ -105,13 +120,14 @@ export class WebhookAuthorizer implements Authorizer {
       status = await this.postWithRetry(review);
     } catch (error) {
       // Errors are not cached: the next request asks again.
-      return {decision: 'NoOpinion', reason: '', error: error as Error};
+      return {decision: onError, reason: '', error: error as Error};
     }
     const decision = status.allowed ? 'Allow' : status.denied ? 'Deny' : 'NoOpinion';
     const result: AuthorizationResult = {decision, reason: status.reason};
     if (status.evaluationError && decision !== 'Allow') result.error = new Error(status.evaluationError);
     const ttl = status.allowed ? this.o.authorizedTtlMs : this.o.unauthorizedTtlMs;
-    if (ttl > 0 && !result.error) this.cache.set(key, {expires: this.now() + ttl, result});
+    const caching = status.allowed ? this.o.cacheAuthorized !== false : this.o.cacheUnauthorized !== false;
+    if (caching && ttl > 0 && !result.error) this.cache.set(key, {expires: this.now() + ttl, result});
     return result;
   }
 

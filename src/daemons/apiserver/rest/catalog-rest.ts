@@ -1,7 +1,7 @@
 /**
  * The catalog's REST behaviour beyond the generic registry, one place the handler asks before its
  * generic verbs: reviews (create-only, not stored), componentstatuses (computed), pods/eviction,
- * serviceaccounts/token (not yet: a Status that says so), CSR create (the requester recorded in
+ * serviceaccounts/token (TokenRequest: ./token-request.ts), CSR create (the requester recorded in
  * the spec, as upstream's strategy does), core bindings, and the proxy subresources.
  */
 import type {ResourceInfo, SubresourceInfo} from '../../../api/resources.js';
@@ -18,6 +18,7 @@ import {bindPod} from './subresources.js';
 import {forward, proxiedPath, proxyTarget, type AgentTls} from './proxy.js';
 import type {RegistryStore, WriteContext} from './registry-store.js';
 import type {ResourceRequest} from './request-info.js';
+import {requestToken, type TokenServices} from './token-request.js';
 import {review, type RulesResolver} from './reviews.js';
 import type {ApiRequest, ApiResponse, Clock, RequestContext} from './types.js';
 
@@ -40,12 +41,13 @@ export interface CatalogRestContext {
   agentTls?: AgentTls;
   rulesFor?: RulesResolver;
   probes: ComponentProbe[];
+  tokens?: TokenServices;
 }
 
-/** serviceaccounts/token until tokens are issued: 501 naming what is missing (never 404: the subresource exists). */
+/** serviceaccounts/token on a server without a token issuer: 501 naming what is missing (never 404: the subresource exists). */
 export function tokenRequestUnavailable(name: string): ApiError {
   return new ApiError(failureStatus(501, 'NotImplemented',
-    `serviceaccounts "${name}" token: issuing service account tokens is not available yet on this server (it comes with the identity work); nothing was created`,
+    `serviceaccounts "${name}" token: this server has no service account token issuer; nothing was created`,
     {name, kind: 'serviceaccounts'}));
 }
 
@@ -78,7 +80,7 @@ export async function serveCatalogRest(c: CatalogRestContext): Promise<boolean> 
     return true;
   }
   if (info.rest === 'review') {
-    const created = await review(await c.readJsonBody(), {info, namespace: c.namespace, ctx: c.ctx, rulesFor: c.rulesFor});
+    const created = await review(await c.readJsonBody(), {info, namespace: c.namespace, ctx: c.ctx, rulesFor: c.rulesFor, tokens: c.tokens});
     writeJson(c.res, 201, created, {pretty: c.pretty});
     return true;
   }
@@ -106,8 +108,14 @@ export async function serveCatalogRest(c: CatalogRestContext): Promise<boolean> 
     return true;
   }
   if (info.group === '' && info.plural === 'serviceaccounts' && sub?.name === 'token') {
-    await c.registryFor(info).get(c.namespace, request.name);
-    throw tokenRequestUnavailable(request.name);
+    if (!c.tokens?.issuer) {
+      await c.registryFor(info).get(c.namespace, request.name);
+      throw tokenRequestUnavailable(request.name);
+    }
+    const get = (plural: 'serviceaccounts' | 'pods' | 'secrets', name: string) => c.registryFor(c.lookup('', 'v1', plural)!).get(c.namespace, name);
+    const {object, warnings} = await requestToken(await c.readJsonBody(), c.namespace, request.name, c.tokens.issuer, get, c.clock.now());
+    writeJson(c.res, 201, object, {pretty: c.pretty, warnings});
+    return true;
   }
   if (info.kind === 'CertificateSigningRequest' && request.verb === 'create' && !sub) {
     const body = await c.readJsonBody();

@@ -152,12 +152,26 @@ function requireList(o: JsonObject, path: string[], errors: FieldError[]): void 
   if (list(valueAt(o, ...path)).length === 0) errors.push(field.required(path.join('.')));
 }
 
+/** The volume sources of a PersistentVolume (exactly one must be given). */
+const PV_SOURCES = [
+  'gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'glusterfs', 'nfs', 'rbd', 'iscsi', 'cinder', 'cephfs', 'fc', 'flocker', 'flexVolume',
+  'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'portworxVolume', 'scaleIO', 'local', 'storageos', 'csi',
+];
+
+const METRIC_SOURCES: Record<string, string> = {
+  ContainerResource: 'containerResource', External: 'external', Object: 'object', Pods: 'pods', Resource: 'resource',
+};
+
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 const isIp = (text: string) => IPV4.test(text) || (text.includes(':') && /^[0-9a-f:.]+$/i.test(text));
 
 const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
   PersistentVolume: (o) => {
     const errors: FieldError[] = [];
+    const spec = isJsonObject(o.spec) ? o.spec : {};
+    const sources = PV_SOURCES.filter((k) => spec[k] !== undefined);
+    if (sources.length === 0) errors.push(field.required('spec', 'must specify a volume type'));
+    else if (sources.length > 1) errors.push(field.forbidden(`spec.${sources[1]}`, 'may not specify more than 1 volume type'));
     requireList(o, ['spec', 'accessModes'], errors);
     if (!isJsonObject(valueAt(o, 'spec', 'capacity')) || valueAt(o, 'spec', 'capacity', 'storage') === undefined) errors.push(field.required('spec.capacity'));
     return errors;
@@ -176,6 +190,12 @@ const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
     const min = valueAt(o, 'spec', 'minReplicas');
     if (typeof max !== 'number' || max < 1) errors.push(field.invalid('spec.maxReplicas', max ?? 0, 'must be greater than or equal to 1'));
     else if (typeof min === 'number' && min > max) errors.push(field.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
+    // v2 metrics carry the source their type names (upstream's validateMetricSpec).
+    objects(valueAt(o, 'spec', 'metrics')).forEach((m, i) => {
+      const key = METRIC_SOURCES[String(m.type)];
+      if (!key) errors.push(field.notSupported(`spec.metrics[${i}].type`, m.type ?? '', Object.keys(METRIC_SOURCES)));
+      else if (!isJsonObject(m[key])) errors.push(field.required(`spec.metrics[${i}].${key}`, 'must populate information for the given metric source'));
+    });
     return errors;
   },
   PodDisruptionBudget: (o) => {
@@ -297,6 +317,25 @@ const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
   },
 };
 
+/**
+ * Upstream's strict validation of an Event created through events/v1 (ValidateEventCreate): the
+ * fields the new API requires, and the deprecated ones left unset. Core v1 creates keep the
+ * legacy rules, and updates are not held to it (upstream's backwards compatibility).
+ */
+function validateEventsV1Create(o: JsonObject): FieldError[] {
+  const errors: FieldError[] = [];
+  if (typeof o.eventTime !== 'string' || o.eventTime === '') errors.push(field.required('eventTime'));
+  if (o.type !== 'Normal' && o.type !== 'Warning') errors.push(field.invalid('type', '', `has invalid value: ${typeof o.type === 'string' ? o.type : ''}`));
+  for (const deprecated of ['deprecatedFirstTimestamp', 'deprecatedLastTimestamp']) {
+    if (o[deprecated] !== undefined && o[deprecated] !== null) errors.push(field.invalid(deprecated, '', 'needs to be unset'));
+  }
+  if (typeof o.deprecatedCount === 'number' && o.deprecatedCount !== 0) errors.push(field.invalid('deprecatedCount', '', 'needs to be unset'));
+  for (const required of ['reportingController', 'reportingInstance', 'action', 'reason']) requireString(o, [required], errors);
+  if (typeof o.reportingInstance === 'string' && o.reportingInstance.length > 128) errors.push(field.invalid('reportingInstance', '', 'can have at most 128 characters'));
+  if (typeof o.note === 'string' && Buffer.byteLength(o.note) > 1024) errors.push(field.invalid('note', '', 'can have at most 1024 characters'));
+  return errors;
+}
+
 function validateWebhooks(o: JsonObject): FieldError[] {
   const errors: FieldError[] = [];
   objects(o.webhooks).forEach((hook, i) => {
@@ -307,6 +346,52 @@ function validateWebhooks(o: JsonObject): FieldError[] {
     if (!isJsonObject(hook.clientConfig)) errors.push(field.required(`webhooks[${i}].clientConfig`));
   });
   return errors;
+}
+
+/**
+ * Fields a main-resource update leaves as they were (beyond status): a CSR's spec (upstream's
+ * csrStrategy keeps spec and status; approval and status have their subresources), a pod's
+ * ephemeral containers (their own subresource).
+ */
+const KEPT_ON_UPDATE: Record<string, string[][]> = {
+  CertificateSigningRequest: [['spec']],
+  Pod: [['spec', 'ephemeralContainers']],
+};
+
+function keep(object: JsonObject, previous: JsonObject, path: string[]): void {
+  let to: JsonObject = object;
+  let from: JsonValue | undefined = previous;
+  for (const key of path.slice(0, -1)) {
+    from = isJsonObject(from) ? from[key] : undefined;
+    if (!isJsonObject(to[key])) to[key] = {};
+    to = to[key] as JsonObject;
+  }
+  const last = path.at(-1)!;
+  const value = isJsonObject(from) ? from[last] : undefined;
+  if (value === undefined) delete to[last];
+  else to[last] = value;
+}
+
+type Immutable = [path: string[], error: (path: string, value: JsonValue) => FieldError];
+const forbiddenUpdate = (path: string) => field.forbidden(path, `updates to ${path} are forbidden.`);
+const immutable = (path: string, value: JsonValue) => field.invalid(path, value, 'field is immutable');
+
+/** Fields upstream's ValidateXUpdate refuses to change, with its error. */
+const IMMUTABLE: Record<string, Immutable[]> = {
+  StorageClass: [[['parameters'], forbiddenUpdate], [['provisioner'], forbiddenUpdate], [['reclaimPolicy'], forbiddenUpdate], [['volumeBindingMode'], forbiddenUpdate]],
+  RuntimeClass: [[['handler'], immutable]],
+  VolumeAttachment: [[['spec'], immutable]],
+  IPAddress: [[['spec', 'parentRef'], immutable]],
+  ClusterTrustBundle: [[['spec', 'signerName'], immutable]],
+  ResourceClaim: [[['spec'], immutable]],
+  VolumeAttributesClass: [[['driverName'], immutable], [['parameters'], (path) => field.forbidden(path, 'field is immutable')]],
+  PersistentVolumeClaim: [[['spec', 'accessModes'], immutable], [['spec', 'selector'], immutable], [['spec', 'storageClassName'], immutable], [['spec', 'volumeMode'], immutable]],
+};
+
+function immutabilityErrors(info: ResourceInfo, object: JsonObject, previous: JsonObject): FieldError[] {
+  return (IMMUTABLE[info.kind] ?? [])
+    .filter(([path]) => !jsonEqual(valueAt(object, ...path) ?? null, valueAt(previous, ...path) ?? null))
+    .map(([path, error]) => error(path.join('.'), valueAt(object, ...path) ?? null));
 }
 
 /** Kinds whose spec changes bump metadata.generation (their status reports observedGeneration). */
@@ -334,7 +419,11 @@ export function withCatalogRules(info: ResourceInfo, strategy: Strategy): Strate
   const validate = rule(VALIDATE, info);
   const fields = rule(FIELDS, info);
   const tracks = TRACKS_GENERATION.has(info.kind);
-  if (!defaults && !validate && !fields && !tracks) return strategy;
+  const kept = KEPT_ON_UPDATE[info.kind];
+  const guarded = IMMUTABLE[info.kind] !== undefined;
+  // (validate runs on create; validateUpdate below does not include these.)
+  const createRules = info.kind === 'Event' && info.group !== '' ? validateEventsV1Create : undefined;
+  if (!defaults && !validate && !fields && !tracks && !kept && !guarded && !createRules) return strategy;
   const base = {...strategy};
   return {
     ...strategy,
@@ -343,8 +432,14 @@ export function withCatalogRules(info: ResourceInfo, strategy: Strategy): Strate
       base.prepareForCreate(object);
       defaults?.(object);
     },
-    validate: (object) => [...base.validate(object), ...(validate?.(object) ?? [])],
-    validateUpdate: (object, previous) => [...base.validateUpdate(object, previous), ...(validate?.(object) ?? [])],
+    prepareForUpdate(object, previous) {
+      base.prepareForUpdate(object, previous);
+      for (const path of kept ?? []) keep(object, previous, path);
+    },
+    validate: (object) => [...base.validate(object), ...(validate?.(object) ?? []), ...(createRules?.(object) ?? [])],
+    validateUpdate: (object, previous) => [
+      ...base.validateUpdate(object, previous), ...(validate?.(object) ?? []), ...immutabilityErrors(info, object, previous),
+    ],
     generationChanged: (object, previous) => base.generationChanged(object, previous) || (tracks && !jsonEqual(object.spec, previous.spec)),
     fields: (object) => ({...base.fields(object), ...(fields?.(object) ?? {})}),
   };

@@ -19,6 +19,9 @@ export interface WebhookClientConfig {
   caBundle?: string;
 }
 
+/** Where a Service's traffic goes (one of its endpoints), for webhooks named by a service reference. */
+export type ServiceResolver = (namespace: string, name: string, port: number) => Promise<{ host: string; port: number }>;
+
 /** Upstream's default conversion webhook timeout. */
 const TIMEOUT_MS = 30_000;
 
@@ -40,13 +43,15 @@ function dialError(error: NodeJS.ErrnoException & { address?: string; port?: num
   }
 }
 
-function post(url: URL, body: string, ca: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+function post(url: URL, body: string, ca: string | undefined, timeoutMs: number, connectTo?: { host: string; port: number }): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body) },
       ca,
       timeout: timeoutMs,
+      // A service reference: connect to an endpoint, verify the certificate for <name>.<namespace>.svc.
+      ...(connectTo ? { hostname: connectTo.host, host: connectTo.host, port: connectTo.port, servername: url.hostname } : {}),
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -65,7 +70,7 @@ function failure(gvk: string, text: string): ApiError {
 
 /** Sends objects to the webhook for `desiredAPIVersion`; returns them converted, in order. */
 export async function convertWithWebhook(
-  config: WebhookClientConfig, objects: JsonObject[], desiredAPIVersion: string, gvk: string, timeoutMs = TIMEOUT_MS,
+  config: WebhookClientConfig, objects: JsonObject[], desiredAPIVersion: string, gvk: string, timeoutMs = TIMEOUT_MS, resolveService?: ServiceResolver,
 ): Promise<JsonObject[]> {
   const uid = randomUUID();
   const reviewApiVersion = `${names().groups.apiextensions}/v1`;
@@ -78,10 +83,20 @@ export async function convertWithWebhook(
     throw failure(gvk, (error as Error).message);
   }
   const ca = config.caBundle ? Buffer.from(config.caBundle, 'base64').toString('utf8') : undefined;
-  const shown = url.toString();
+  // Go keeps the service port in the URL it prints (`https://name.ns.svc:443/path`); URL drops a default port.
+  const shown = config.service && !config.url && !url.port ? url.toString().replace(url.host, `${url.hostname}:443`) : url.toString();
   let response: { status: number; text: string };
+  let connectTo: { host: string; port: number } | undefined;
+  if (config.service && !config.url) {
+    if (!resolveService) throw failure(gvk, `Post "${shown}": service references are not supported here`);
+    try {
+      connectTo = await resolveService(config.service.namespace, config.service.name, config.service.port ?? 443);
+    } catch (error) {
+      throw failure(gvk, `Post "${shown}": ${(error as Error).message}`);
+    }
+  }
   try {
-    response = await post(url, JSON.stringify(review), ca, timeoutMs);
+    response = await post(url, JSON.stringify(review), ca, timeoutMs, connectTo);
   } catch (error) {
     throw failure(gvk, `Post "${shown}": ${dialError(error as NodeJS.ErrnoException)}`);
   }

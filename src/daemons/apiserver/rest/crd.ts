@@ -7,14 +7,17 @@
 import { ALL_VERBS, scaleSub, statusSub, type ResourceInfo, type ResourceRegistry } from '../../../api/resources.js';
 import { field, type FieldError } from '../../../api/status.js';
 import { nameProblems } from '../../../api/validation.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../patch/types.js';
+import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { rfc3339, stringAt, valueAt } from './objects.js';
 import type { Strategy } from './strategies.js';
 import { CustomResourceRuntime } from './custom-resources.js';
+import type { ServiceResolver } from './crd-conversion.js';
 import { structuralProblems, type Schema } from '../../../api/structural/schema.js';
 import { validateValueAt } from '../../../api/structural/validate.js';
 import { JsonPath } from '../../../printers/jsonpath.js';
+import type { SchemaRegistry } from './validation/index.js';
+import type { Schema as DefinitionSchema } from '../../../api/schema/definitions.js';
 
 interface CrdVersion {
   name: string;
@@ -106,6 +109,9 @@ export function validateCrd(crd: JsonObject): FieldError[] {
     versions.forEach((v, i) => {
       if (v.name && versions.findIndex((o) => o.name === v.name) < i) errors.push(field.duplicate(`spec.versions[${i}].name`, v.name));
     });
+  }
+  if (valueAt(crd, 'spec', 'preserveUnknownFields') === true) {
+    errors.push(field.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
   }
   errors.push(...validateVersions(crd), ...validateConversion(crd));
   return errors;
@@ -293,6 +299,20 @@ export function establishedStatus(crd: JsonObject, previous: JsonValue | undefin
   };
 }
 
+/** What a CRD update may not change: group and scope, and versions still stored. */
+function validateCrdUpdate(crd: JsonObject, previous: JsonObject): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const key of ['group', 'scope']) {
+    const now = stringAt(crd, 'spec', key);
+    if (now !== stringAt(previous, 'spec', key)) errors.push(field.invalid(`spec.${key}`, now ?? '', 'field is immutable'));
+  }
+  const versions = new Set(versionsOf(crd).map((v) => v.name));
+  (stringList(valueAt(crd, 'status', 'storedVersions')) ?? []).forEach((stored, i) => {
+    if (!versions.has(stored)) errors.push(field.invalid(`status.storedVersions[${i}]`, stored, 'must appear in spec.versions'));
+  });
+  return errors;
+}
+
 /** The CRD strategy: the generic one plus CRD validation, name defaults and the established status. */
 export function crdStrategy(base: Strategy, clock: { now(): Date }, others: () => JsonObject[] = () => []): Strategy {
   return {
@@ -308,7 +328,7 @@ export function crdStrategy(base: Strategy, clock: { now(): Date }, others: () =
       object.status = establishedStatus(object, previous.status, clock.now(), nameConflicts(object, others()));
     },
     validate: (object) => [...base.validate(object), ...validateCrd(object)],
-    validateUpdate: (object, previous) => [...base.validateUpdate(object, previous), ...validateCrd(object)],
+    validateUpdate: (object, previous) => [...base.validateUpdate(object, previous), ...validateCrd(object), ...validateCrdUpdate(object, previous)],
   };
 }
 
@@ -327,6 +347,10 @@ export class CrdInformer {
     /** The key prefix of CRDs (`/registry/apiextensions.orch.io/customresourcedefinitions/`). */
     private readonly prefix: string,
     private readonly retryMs = 1000,
+    /** Where the served versions' schemas are published (field validation, /openapi, kubectl explain). */
+    private readonly schemas?: SchemaRegistry,
+    /** Finds a Service's endpoint, for conversion webhooks named by a service reference. */
+    private readonly resolveService?: ServiceResolver,
   ) {}
 
   hasSynced(): boolean {
@@ -337,9 +361,18 @@ export class CrdInformer {
   apply(crd: JsonObject): void {
     const name = stringAt(crd, 'metadata', 'name') ?? '';
     this.crds.set(name, crd);
-    const runtime = new CustomResourceRuntime(crd);
-    this.runtimes.set(`${runtime.group}/${runtime.plural}`, runtime);
+    // Compiling CEL rules is the costly part: a CRD whose spec did not change keeps its runtime.
+    const key = `${stringAt(crd, 'spec', 'group')}/${stringAt(crd, 'spec', 'names', 'plural')}`;
+    const existing = this.runtimes.get(key);
+    const runtime = existing && jsonEqual(existing.crd.spec, crd.spec) ? existing : new CustomResourceRuntime(crd, this.resolveService);
+    this.runtimes.set(key, runtime);
     const infos = crdResources(crd);
+    const kinds = infos.flatMap((info) => {
+      const schema = runtime.versions.get(info.version)?.schema;
+      return schema ? [{ group: info.group, version: info.version, kind: info.kind, plural: info.plural, namespaced: info.namespaced, schema: schema as unknown as DefinitionSchema }] : [];
+    });
+    if (kinds.length) this.schemas?.setCustom(name, kinds);
+    else this.schemas?.removeCustom(name);
     if (infos.length === 0) this.registry.removeCustom(name);
     else this.registry.setCustom(name, infos, versionsOf(crd).filter((v) => v.served).map((v) => v.name));
   }
@@ -348,6 +381,7 @@ export class CrdInformer {
     const crd = this.crds.get(name);
     if (crd) this.runtimes.delete(`${stringAt(crd, 'spec', 'group')}/${stringAt(crd, 'spec', 'names', 'plural')}`);
     this.crds.delete(name);
+    this.schemas?.removeCustom(name);
     this.registry.removeCustom(name);
   }
 

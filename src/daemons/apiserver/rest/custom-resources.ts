@@ -13,9 +13,9 @@ import { prune } from '../../../api/structural/prune.js';
 import { asSchema, type Schema } from '../../../api/structural/schema.js';
 import { validateAgainstSchema } from '../../../api/structural/validate.js';
 import { humanDuration, type TableOptions } from '../../../api/table.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../patch/types.js';
+import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { JsonPath } from '../../../printers/jsonpath.js';
-import { convertWithWebhook, type WebhookClientConfig } from './crd-conversion.js';
+import { convertWithWebhook, type ServiceResolver, type WebhookClientConfig } from './crd-conversion.js';
 import { deepCopy, metadataOf, stringAt, valueAt } from './objects.js';
 import type { Strategy } from './strategies.js';
 
@@ -131,7 +131,7 @@ export class CustomResourceRuntime {
   /** Problems found compiling the CRD (reported by CRD validation, with CRD field paths). */
   readonly problems: FieldError[] = [];
 
-  constructor(readonly crd: JsonObject) {
+  constructor(readonly crd: JsonObject, private readonly resolveService?: ServiceResolver) {
     this.group = stringAt(crd, 'spec', 'group') ?? '';
     this.plural = stringAt(crd, 'spec', 'names', 'plural') ?? '';
     this.kind = stringAt(crd, 'spec', 'names', 'kind') ?? '';
@@ -228,7 +228,7 @@ export class CustomResourceRuntime {
     if (this.strategy === 'None') return objects.map((o) => (o.apiVersion === target ? o : { ...o, apiVersion: target }));
     const from = String(pending[0]!.apiVersion ?? '').split('/')[1] ?? '';
     if (!this.webhook) throw internalError(new Error(`conversion webhook for ${this.gvk(from)} failed: no webhook client configuration`));
-    const converted = await convertWithWebhook(this.webhook.clientConfig, pending, target, this.gvk(from));
+    const converted = await convertWithWebhook(this.webhook.clientConfig, pending, target, this.gvk(from), undefined, this.resolveService);
     let next = 0;
     return objects.map((o) => (o.apiVersion === target ? o : converted[next++]!));
   }
@@ -277,8 +277,12 @@ export class CustomResourceRuntime {
       // Normalizing here too covers status writes, which skip prepareForUpdate (it is idempotent).
       prune(object, schema);
       applyDefaults(object, schema);
-      const errors = validateAgainstSchema(object, schema);
-      if (errors.length === 0 && v?.validator?.hasRules) errors.push(...v.validator.validate(object, old));
+      // Validation ratcheting (upstream's CRDValidationRatcheting, on by default): an update may
+      // keep a value that was already invalid; only what it changes must be valid.
+      const ratchet = (errors: FieldError[]) => (old ? errors.filter((e) => !unchangedAt(e, object, old)) : errors);
+      const errors = ratchet(validateAgainstSchema(object, schema));
+      // CEL rules see well-typed values only: they run once the schema holds.
+      if (errors.length === 0 && v?.validator?.hasRules) errors.push(...ratchet(v.validator.validate(object, old)));
       return errors;
     };
     return {
@@ -303,6 +307,27 @@ export class CustomResourceRuntime {
       },
     };
   }
+}
+
+/** The value at a field error's path (`spec.items[1].name`); `parent` steps back one for Required errors. */
+function valueAtPath(object: JsonValue | undefined, path: string, parent: boolean): JsonValue | undefined {
+  const steps = path.match(/[^.[\]]+|\[\d+\]/g) ?? [];
+  const walk = parent ? steps.slice(0, -1) : steps;
+  let node: JsonValue | undefined = object;
+  for (const step of walk) {
+    if (step.startsWith('[')) node = Array.isArray(node) ? node[Number(step.slice(1, -1))] : undefined;
+    else node = isJsonObject(node) ? node[step] : undefined;
+  }
+  return node;
+}
+
+/** Whether an update left the value an error is about as it was (so the error is not the update's). */
+function unchangedAt(error: FieldError, object: JsonObject, old: JsonObject): boolean {
+  if (!error.field) return jsonEqual(object, old);
+  const parent = error.type === 'FieldValueRequired';
+  const now = valueAtPath(object, error.field, parent);
+  const before = valueAtPath(old, error.field, parent);
+  return now !== undefined && jsonEqual(now, before);
 }
 
 /** The Table of custom objects: Name, then the version's printer columns (upstream's tableconvertor). */

@@ -31,7 +31,9 @@ function apiResources(info: ResourceInfo): JsonObject[] {
   };
   if (info.shortNames?.length) main.shortNames = [...info.shortNames];
   if (info.categories?.length) main.categories = [...info.categories];
-  main.storageVersionHash = storageVersionHash(info.group, info.version, info.kind);
+  // The hash names what is stored: the storage version's (HPA autoscaling/v1 hashes as v2); nothing for what is never stored.
+  const stored = info.storageVersion ?? info;
+  if (!info.rest) main.storageVersionHash = storageVersionHash(stored.group, stored.version, stored.kind);
   const subs = info.subresources.map((sub) => {
     const entry: JsonObject = { name: `${info.plural}/${sub.name}`, singularName: '', namespaced: info.namespaced };
     if (sub.group !== undefined) {

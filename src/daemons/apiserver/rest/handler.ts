@@ -3,6 +3,7 @@
  * subresource, over a Store. Framework-free: `(req, res, ctx) => Promise<boolean>`, answering
  * false for paths that are not the API's so the server can route them elsewhere.
  */
+import type {TokenServices} from './token-request.js';
 import { names } from '../../../api/names.js';
 import { groupVersionOf, ResourceRegistry, type ResourceInfo } from '../../../api/resources.js';
 import {
@@ -15,16 +16,18 @@ import { isJsonObject, type JsonObject } from '../../../patch/types.js';
 import { StoreUnavailableError, type Store } from '../storage/store.js';
 import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin } from './admission.js';
 import { CrdInformer, crdStrategy } from './crd.js';
+import { resolveServiceEndpoint } from './service-resolver.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
 import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
 import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
-import { deepCopy, rfc3339, stringAt } from './objects.js';
+import { deepCopy, rfc3339, stringAt, valueAt } from './objects.js';
 import { OpenApiService } from './openapi/index.js';
+import { builtinSchemas } from '../../../api/schema/definitions.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
-import { RegistryStore, statusOnly, type DeleteOptions, type WriteContext } from './registry-store.js';
+import { RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
 import { subresourceWrite } from './partial-writes.js';
 import { serveCatalogRest } from './catalog-rest.js';
 import { defaultProbes, type ComponentProbe } from './component-status.js';
@@ -36,6 +39,7 @@ import { applyScale, bindPod, finalizeNamespace, toScale } from './subresources.
 import { systemClock, type ApiRequest, type ApiResponse, type Clock, type RequestContext, type ServerVersion } from './types.js';
 import { serveWatch, type ActiveWatch } from './watch.js';
 import { parseFieldValidation, SchemaRegistry, validateWrite, type FieldValidation } from './validation/index.js';
+import { crdKindSchemas } from './validation/crd-schemas.js';
 
 export interface ApiHandlerOptions {
   store: Store;
@@ -67,6 +71,8 @@ export interface ApiHandlerOptions {
   agentTls?: AgentTls;
   /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
   rulesFor?: RulesResolver;
+  /** Service account tokens and TokenReview (without it: 501 naming what is missing). */
+  tokens?: TokenServices;
   /** What componentstatuses probe (default: the controller manager's port and the store). */
   componentProbes?: ComponentProbe[];
 }
@@ -144,6 +150,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const watches = new Set<ActiveWatch>();
   const schemas = options.schemas ?? new SchemaRegistry();
   const openApi = new OpenApiService(registry, schemas);
+  // The built-in definitions load once per process (~3 MB of JSON): at start, not on the first write.
+  builtinSchemas();
   const schemaValidation = options.schemaValidation ?? process.env.ORCH_INTERNAL_SCHEMA_VALIDATION !== 'off';
   const componentProbes = options.componentProbes ?? defaultProbes(store);
 
@@ -166,14 +174,34 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
       const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
       found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info) }, strategy);
+      // A changed CRD serves new ResourceInfos: forget the stores of the ones it replaced.
+      if (info.custom) {
+        for (const old of registries.keys()) if (old.custom && registry.lookup(old.group, old.version, old.plural) !== old) registries.delete(old);
+      }
       registries.set(info, found);
     }
     return found;
   }
 
   const crdPrefix = `${keyPrefix}/${crdInfo.storagePrefix}/`;
-  const informer = new CrdInformer(store, registry, crdPrefix);
+  // Conversion webhooks named by a Service go to one of its endpoints (service-resolver.ts).
+  const readObject = async (resource: string, namespace: string, name: string) => {
+    const info = registry.lookup('', 'v1', resource);
+    const kv = info && (await store.get(registryFor(info).key(namespace, name)));
+    return kv ? (JSON.parse(kv.value) as JsonObject) : undefined;
+  };
+  const resolveService = async (namespace: string, name: string, port: number) =>
+    resolveServiceEndpoint(namespace, name, port, await readObject('services', namespace, name), await readObject('endpoints', namespace, name));
+  const informer = new CrdInformer(store, registry, crdPrefix, 1000, schemas, resolveService);
   const synced = informer.start();
+  // The CRDs' schemas join validation (unknown and duplicate fields) and the /openapi documents.
+  schemas.setCustomSource(() => {
+    const crds = informer.all();
+    return {
+      key: crds.map((c) => `${stringAt(c, 'metadata', 'name')}@${stringAt(c, 'metadata', 'resourceVersion')}@${stringAt(c, 'metadata', 'generation')}`).join(','),
+      kinds: () => crds.flatMap(crdKindSchemas),
+    };
+  });
 
   // -------------------------------------------------------------------------------------------
 
@@ -225,14 +253,29 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     return { value, text: { text: body.toString('utf8'), yaml } };
   }
 
-  /** The validation stage for a write of `object` as `info`'s kind; answers the warnings to send. */
-  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch', name: string,
-    body?: { text: string; yaml: boolean }, checkRequired = true): string[] {
+  /**
+   * The validation stage for a write of `object` as `info`'s kind; answers the warnings to send and
+   * leaves required-field errors in `wctx` for the registry to report with the kind's own (one 422).
+   */
+  function validate(info: ResourceInfo, object: unknown, mode: FieldValidation, operation: 'create' | 'update' | 'patch' | 'apply', name: string,
+    body: { text: string; yaml: boolean } | undefined, wctx: WriteContext | undefined): string[] {
     if (!schemaValidation || !isJsonObject(object)) return [];
-    return validateWrite(schemas, {
+    const result = validateWrite(schemas, {
       group: info.group, version: info.version, kind: info.kind, name: name || stringAt(object, 'metadata', 'name') || '',
-      object, mode, operation, body, checkRequired,
-    }).warnings;
+      // A custom resource's types and required fields are its CRD validator's (custom-resources.ts).
+      object, mode, operation, body, checkRequired: !info.custom && operation !== 'apply', checkTypes: !info.custom, deferRequired: true,
+    });
+    if (wctx) wctx.schemaErrors = result.required;
+    return result.warnings;
+  }
+
+  /** The required fields an applied object lacks (server-side apply builds whole objects from partial configurations). */
+  function appliedRequired(info: ResourceInfo, object: JsonObject, wctx: WriteContext): void {
+    if (!schemaValidation || info.custom) return;
+    wctx.schemaErrors = validateWrite(schemas, {
+      group: info.group, version: info.version, kind: info.kind, name: stringAt(object, 'metadata', 'name') ?? '',
+      object, mode: 'Ignore', operation: 'update', checkTypes: false, deferRequired: true,
+    }).required;
   }
 
   /** A Table of objects: the custom resource's printer columns, or the built-in kind's. */
@@ -273,7 +316,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       lookup: (group, version, plural) => registry.lookup(group, version, plural),
       readJsonBody: () => readJsonBody(req),
       writeContext: (subresource) => writeContext(req, ctx, query, 'CreateOptions', subresource),
-      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes,
+      agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes, tokens: options.tokens,
     })) return;
     const store = registryFor(info);
     const name = request.name;
@@ -327,7 +370,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         }
         const decoded = await readDecodedBody(req);
         const wctx = writeContext(req, ctx, query, 'CreateOptions', '');
-        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text);
+        const warnings = validate(info, decoded.value, parseFieldValidation(query, 'CreateOptions'), 'create', '', decoded.text, wctx);
         const created = await store.create(namespace, decoded.value, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(created);
         return writeJson(res, 201, created, { pretty, warnings });
@@ -343,7 +386,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           const { object } = await store.update(namespace, name, wctx, (current) => preconditioned(store, name, current, finalizeNamespace(current, body)));
           return writeJson(res, 200, object, { pretty });
         }
-        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, !sub);
+        const warnings = validate(info, body, parseFieldValidation(query, 'UpdateOptions'), 'update', name, bodyText, wctx);
         const { object, created } = await store.replace(namespace, name, body, wctx);
         if (info === crdInfo && !wctx.dryRun) informer.apply(object);
         return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
@@ -363,7 +406,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           }
           const patched = applyServerPatch(current, body, patchType);
           checkDepth(patched);
-          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, !sub);
+          warnings = validate(info, patched, mode, 'patch', name, patchType === 'json' ? undefined : { text: body.toString('utf8'), yaml: false }, wctx);
           const checked = preconditioned(store, name, current, patched);
           return subresourceWrite(sub?.name, checked, current, clock.now());
         });
@@ -404,7 +447,9 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     if (subresource && subresource !== 'status') throw serverSideApplyUnsupported();
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, 'PatchOptions', managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), [], true);
-    const config = parseApplyBody(await readBody(req, maxBody));
+    const raw = await readBody(req, maxBody);
+    const config = parseApplyBody(raw);
+    const warnings = validate(info, config, parseFieldValidation(query, 'PatchOptions'), 'apply', name, { text: raw.toString('utf8'), yaml: true }, undefined);
     const configName = stringAt(config, 'metadata', 'name');
     if (configName !== undefined && configName !== '' && configName !== name) {
       throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
@@ -416,11 +461,16 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const { object, created } = await store.update(namespace, name, wctx, (current) => {
       const applied = applyToObject(current, request);
       checkDepth(applied);
+      appliedRequired(info, applied, wctx);
       const checked = preconditioned(store, name, current, applied);
-      return subresource === 'status' ? statusOnly(checked, current) : checked;
-    }, { createIfMissing: subresource ? undefined : () => applyToObject(undefined, request) });
+      return subresourceWrite(subresource, checked, current, clock.now());
+    }, { createIfMissing: subresource ? undefined : () => {
+      const created = applyToObject(undefined, request);
+      appliedRequired(info, created, wctx);
+      return created;
+    } });
     if (info === crdInfo && !wctx.dryRun) informer.apply(object);
-    return writeJson(res, created ? 201 : 200, object, { pretty });
+    return writeJson(res, created ? 201 : 200, object, { pretty, warnings });
   }
 
   /** Deleting a CRD removes its custom objects first (upstream's customresourcecleanup finalizer, done inline). */
@@ -435,8 +485,31 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       const prefix = `${keyPrefix}/${group}/${plural}/`;
       const listed = await store.list(prefix);
       for (const kv of listed.items) await store.delete(kv.key);
+      await reconsiderNames(group, wctx);
     }
     writeJson(res, result.code, result.body, { pretty });
+  }
+
+  /**
+   * A deleted CRD frees its names: CRDs of its group refused for a conflict are checked again
+   * (upstream's naming controller requeues them), and become served if nothing conflicts now.
+   */
+  async function reconsiderNames(group: string, wctx: WriteContext): Promise<void> {
+    const crds = registryFor(crdInfo);
+    for (const other of informer.all()) {
+      if (stringAt(other, 'spec', 'group') !== group) continue;
+      const conditions = valueAt(other, 'status', 'conditions');
+      const refused = Array.isArray(conditions) && conditions.some((c) => isJsonObject(c) && c.type === 'NamesAccepted' && c.status === 'False');
+      if (!refused) continue;
+      const name = stringAt(other, 'metadata', 'name') ?? '';
+      try {
+        // An update that changes nothing but the status the strategy computes again.
+        const { object } = await crds.update('', name, { ...wctx, subresource: '' }, (current) => current);
+        informer.apply(object);
+      } catch {
+        // It went away meanwhile, or the store is busy: the next write of that CRD decides.
+      }
+    }
   }
 
   async function readOptionalBody(req: ApiRequest): Promise<unknown> {

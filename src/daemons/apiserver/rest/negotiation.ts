@@ -2,7 +2,7 @@
  * Content negotiation: which representation an `Accept` header asks for (plain JSON, or a
  * meta/v1 Table for kubectl's human output), and the media type of request bodies. Pure.
  */
-import { names, nameSet } from '../../../api/names.js';
+import { nameSet, perNameSet } from '../../../api/names.js';
 import { badRequest, notAcceptable, unsupportedMediaType } from '../../../api/status.js';
 import { parse as parseYaml } from 'yaml';
 import { decodeProtobufBody, isProtobufBody } from '../../../api/protobuf/index.js';
@@ -33,7 +33,7 @@ export type Representation =
   | { kind: 'table'; group: string; version: string; includeObject: string };
 
 /** kubectl asks for upstream's meta group whatever the server's names; the active set's is accepted too. */
-const tableGroups = () => new Set([nameSet('kubernetes').groups.meta, names().groups.meta]);
+const tableGroups = perNameSet((n) => new Set([nameSet('kubernetes').groups.meta, n.groups.meta]));
 const JSON_TYPES = new Set(['application/json', 'application/*', '*/*']);
 
 /**

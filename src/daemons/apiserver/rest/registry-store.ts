@@ -4,6 +4,7 @@
  * modRevision, optimistic concurrency, server-set metadata, admission, dry run, managedFields,
  * graceful deletion and finalizers, and consistent paged lists.
  */
+import { isStale } from '../encryption/stale.js';
 import { randomUUID } from 'node:crypto';
 import type { ResourceInfo } from '../../../api/resources.js';
 import { groupVersionOf } from '../../../api/resources.js';
@@ -49,6 +50,18 @@ export interface WriteContext {
   managedFieldsComputed?: boolean;
   /** The request's authorizer, for registries that check more than the request itself (RBAC's escalate and bind). */
   authorize?: RequestContext['authorize'];
+  /**
+   * Field errors the schema-validation stage found (required fields; validation/index.ts), reported
+   * with the kind's own validation errors in one 422 as upstream does. Set by the handler per write.
+   */
+  schemaErrors?: FieldError[];
+}
+
+/** The kind's own errors, then the schema's on fields the kind did not already report. */
+function withSchemaErrors(own: FieldError[], schema: FieldError[] | undefined): FieldError[] {
+  if (!schema?.length) return own;
+  const seen = new Set(own.map((e) => e.field));
+  return [...own, ...schema.filter((e) => !seen.has(e.field))];
 }
 
 export interface DeleteOptions {
@@ -136,6 +149,7 @@ export class RegistryStore {
   }
 
   private encode(served: JsonObject): string {
+    // Built-ins served under several versions store one (conversion.ts); custom resources convert in encodeForStorage.
     const object = toStorage(this.info, served);
     const copy: JsonObject = { ...object, metadata: { ...metadataOf(object) } };
     delete (copy.metadata as JsonObject).resourceVersion;
@@ -297,7 +311,7 @@ export class RegistryStore {
     await this.deps.guard?.checkCreate(ctx, namespace, object);
     await this.admit('CREATE', ctx, namespace, name, object);
     this.strategy.prepareForCreate(object);
-    const errors = this.strategy.validate(object);
+    const errors = withSchemaErrors(this.strategy.validate(object), ctx.schemaErrors);
     if (errors.length) this.invalid(object, errors);
     await this.validateAdmission('CREATE', ctx, namespace, name, object);
     if (!ctx.managedFieldsComputed) this.setManagedFields(object, undefined, ctx);
@@ -347,7 +361,9 @@ export class RegistryStore {
       const current = found.object;
       const desired = await mutate(deepCopy(current));
       const next = await this.prepareUpdate(namespace, name, desired, current, ctx);
-      if (next === current) return { object: current, created: false };
+      // A no-op still writes when the stored value was encrypted with a key that no longer writes
+      // (upstream's stale read), so rewriting every object re-encrypts with the new first key.
+      if (next === current && !isStale(this.key(namespace, name))) return { object: current, created: false };
       if (this.shouldDeleteDuringUpdate(next, current)) {
         if (ctx.dryRun) return { object: next, created: false };
         try {
@@ -410,15 +426,14 @@ export class RegistryStore {
         meta.generation = (typeof currentMeta.generation === 'number' ? currentMeta.generation : 0) + 1;
       }
     }
-    const validation = this.strategy.validateUpdate(object, current);
+    const validation = withSchemaErrors(this.strategy.validateUpdate(object, current), ctx.schemaErrors);
     if (validation.length) this.invalid(object, validation);
     await this.validateAdmission('UPDATE', ctx, namespace, name, object, current);
 
-    // A write that changes nothing (resourceVersion and managedFields aside) is a no-op: no new revision.
-    // An apply that changes only ownership (a second manager applying the same values) is a write.
-    const comparable = (o: JsonObject) => ({
-      ...o, metadata: { ...metadataOf(o), resourceVersion: null, managedFields: ctx.managedFieldsComputed ? metadataOf(o).managedFields ?? null : null },
-    });
+    // A write that changes nothing (resourceVersion aside) is a no-op: no new revision. managedFields
+    // count: an apply that changes only ownership, or a client writing managedFields (kubectl's
+    // client-side to server-side apply upgrade), is a write.
+    const comparable = (o: JsonObject) => ({ ...o, metadata: { ...metadataOf(o), resourceVersion: null } });
     if (jsonEqual(comparable(object), comparable(current))) return current;
     if (!ctx.managedFieldsComputed) this.setManagedFields(object, current, ctx);
     delete meta.resourceVersion;

@@ -2,12 +2,15 @@
  * The create-only reviews (upstream's pkg/registry/authentication and authorization): never
  * stored, answered at once. SelfSubjectReview returns the requesting user (`kubectl auth whoami`);
  * the four access reviews ask the server's own authorizer (`kubectl auth can-i`, `--list`);
- * TokenReview answers a Status until tokens can be reviewed. Pure apart from the authorizer calls.
+ * TokenReview asks the server's bearer token authenticators. Pure apart from the authorizer and
+ * authenticator calls.
  */
 import type {ResourceInfo} from '../../../api/resources.js';
 import {ApiError, badRequest, failureStatus, field, invalid, type FieldError} from '../../../api/status.js';
 import {isJsonObject, type JsonObject, type JsonValue} from '../../../patch/types.js';
 import {deepCopy, stringAt, valueAt} from './objects.js';
+import type {TokenServices} from './token-request.js';
+import {withAuthenticatedGroup} from '../auth/user.js';
 import type {AuthorizationAttributes, RequestContext, UserInfo} from './types.js';
 
 /** What a SelfSubjectRulesReview answers (authorization/v1 SubjectRulesReviewStatus). */
@@ -27,6 +30,7 @@ export interface ReviewContext {
   namespace: string;
   ctx: RequestContext;
   rulesFor?: RulesResolver;
+  tokens?: TokenServices;
 }
 
 const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
@@ -59,7 +63,9 @@ export async function review(body: unknown, c: ReviewContext): Promise<JsonObjec
       out.status = {userInfo: userInfoJson(c.ctx.user)};
       return out;
     case 'TokenReview':
-      throw tokenReviewUnavailable();
+      if (!c.tokens) throw tokenReviewUnavailable();
+      out.status = await tokenReview(body, c.tokens);
+      return out;
     case 'SelfSubjectRulesReview': {
       const namespace = stringAt(body, 'spec', 'namespace') ?? '';
       out.status = (c.rulesFor?.(c.ctx.user, namespace) ?? {
@@ -75,8 +81,26 @@ export async function review(body: unknown, c: ReviewContext): Promise<JsonObjec
 
 /** 501 with a message naming what is missing (never 404: the resource exists). */
 export function tokenReviewUnavailable(): ApiError {
-  return new ApiError(failureStatus(501, 'NotImplemented',
-    'TokenReview is not available yet: this server does not review bearer tokens for other components (it comes with the identity work); nothing was stored', {}));
+  return new ApiError(failureStatus(501, 'NotImplemented', 'TokenReview is not available: this server has no token authenticators; nothing was stored', {}));
+}
+
+/**
+ * Upstream's TokenReview storage: the token through the bearer token authenticators (never the
+ * anonymous one), for the review's audiences or the server's. A token that does not authenticate
+ * is an answer (authenticated: false, with the error), not a failure of the request.
+ */
+async function tokenReview(body: JsonObject, tokens: TokenServices): Promise<JsonObject> {
+  const token = stringAt(body, 'spec', 'token') ?? '';
+  if (token === '') throw badRequest('token is required for TokenReview in authentication');
+  const requested = strings(valueAt(body, 'spec', 'audiences'));
+  const audiences = requested.length > 0 ? requested : tokens.apiAudiences;
+  const result = await tokens.union.authenticateToken(token, audiences.length > 0 ? audiences : undefined);
+  if (result && 'user' in result) {
+    const status: JsonObject = {authenticated: true, user: userInfoJson(withAuthenticatedGroup(result.user))};
+    if (result.audiences.length > 0) status.audiences = result.audiences;
+    return status;
+  }
+  return {authenticated: false, user: {}, error: result?.error ?? 'invalid bearer token'};
 }
 
 async function accessReview(body: JsonObject, c: ReviewContext): Promise<JsonObject> {

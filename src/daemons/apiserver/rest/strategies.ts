@@ -266,6 +266,8 @@ const NAME_RULES: Record<string, NameRule> = {
   ClusterRole: 'pathSegment',
   RoleBinding: 'pathSegment',
   ClusterRoleBinding: 'pathSegment',
+  // `<version>.<group>`, and `v1.` for the core group (upstream validates it as a path segment).
+  APIService: 'pathSegment',
 };
 
 const TRACKS_GENERATION = new Set([

@@ -63,6 +63,11 @@ export interface ServerVersion {
   major: string;
   minor: string;
   gitVersion: string;
+  /** The release emulated and the oldest the server stays compatible with (upstream 1.33+ fields). */
+  emulationMajor?: string;
+  emulationMinor?: string;
+  minCompatibilityMajor?: string;
+  minCompatibilityMinor?: string;
   gitCommit: string;
   gitTreeState: string;
   buildDate: string;

@@ -53,6 +53,8 @@ export interface StorageOptions {
   compactionIntervalMs?: number;
   compactionTimer?: Timer;
   onCompactionError?: (error: unknown) => void;
+  /** Wraps each engine before the watch cache (encryption at rest transforms values there). */
+  wrapEngine?: (engine: Store) => Store;
 }
 
 export interface Storage {
@@ -80,8 +82,10 @@ export function createStore(options: StorageOptions): Storage {
   const tls = {caFile: options.caFile, certFile: options.certFile, keyFile: options.keyFile};
   const servers = options.servers ?? [];
 
-  const defaultEngine: Store =
-    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)});
+  const wrap = options.wrapEngine ?? ((engine: Store) => engine);
+  const defaultEngine: Store = wrap(
+    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)}),
+  );
   // One client per distinct server list, shared by the overrides that name the same servers.
   const overrideEngines = new Map<string, Store>();
   const routes: Array<{prefix: string; engine: Store}> = [];
@@ -89,7 +93,7 @@ export function createStore(options: StorageOptions): Storage {
     const id = override.servers.join(';');
     let engine = overrideEngines.get(id);
     if (!engine) {
-      engine = new EtcdStore({endpoints: override.servers, ...tls, requestTimeoutMs: options.requestTimeoutMs});
+      engine = wrap(new EtcdStore({endpoints: override.servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}));
       overrideEngines.set(id, engine);
     }
     routes.push({prefix: keyPrefixOf(override.group, override.resource), engine});

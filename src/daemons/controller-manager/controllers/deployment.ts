@@ -9,7 +9,7 @@
  * The first half of the module is pure (upstream's deployment/util and the planning parts of
  * rolling.go, recreate.go, sync.go, progress.go); the second half is the I/O.
  */
-import { names, nameSet } from '../../../api/names.js';
+import { names, nameSet, perNameSet } from '../../../api/names.js';
 import { ApiStatusError } from '../../../client/errors.js';
 import {
   deletedObject,
@@ -53,7 +53,7 @@ export const revisionHistoryAnnotation = (): string => names().annotations.deplo
 export const desiredReplicasKey = (): string => names().annotations.deploymentDesiredReplicas;
 export const maxReplicasKey = (): string => names().annotations.deploymentMaxReplicas;
 /** Annotations a deployment does not hand down to its replica sets. */
-const annotationsNotCopied = () => new Set([
+const annotationsNotCopied = perNameSet(() => new Set([
   // kubectl's own, whatever the server's names, and the name set's client's.
   nameSet('kubernetes').annotations.lastAppliedConfiguration,
   names().annotations.lastAppliedConfiguration,
@@ -63,7 +63,7 @@ const annotationsNotCopied = () => new Set([
   desiredReplicasKey(),
   maxReplicasKey(),
   'deprecated.deployment.rollback.to',
-]);
+]));
 
 export const Reasons = {
   minimumReplicasAvailable: 'MinimumReplicasAvailable',

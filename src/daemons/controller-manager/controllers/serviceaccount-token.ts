@@ -10,7 +10,8 @@
  * Runs only when the key file is set; otherwise start() says so and does nothing.
  */
 import { names } from '../../../api/names.js';
-import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { keyIdOf, privateKeyFromPem, signingAlgorithm } from '../../serving/jwt-keys.js';
 import { readFile } from 'node:fs/promises';
 import { SignJWT } from 'jose';
 import { ApiStatusError } from '../../../client/errors.js';
@@ -50,23 +51,14 @@ export interface TokenSigner {
   sign(claims: Record<string, unknown>): Promise<string>;
 }
 
-const EC_ALGORITHMS: Record<string, string> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
-
 /**
  * A signer from a PEM file's text: the first RSA or EC private key in it (PKCS#1, SEC1 or
  * PKCS#8), other blocks (EC PARAMETERS, certificates) skipped, as upstream's ParsePrivateKeyPEM.
  */
 export function signerFromPem(pem: string): TokenSigner {
-  const block = /-----BEGIN ((?:RSA |EC )?PRIVATE KEY)-----[\s\S]+?-----END \1-----/.exec(pem);
-  if (!block) throw new Error('data does not contain a valid RSA or ECDSA private key');
-  const key: KeyObject = createPrivateKey(block[0]);
-  let alg: string | undefined;
-  if (key.asymmetricKeyType === 'rsa') alg = 'RS256';
-  else if (key.asymmetricKeyType === 'ec') alg = EC_ALGORITHMS[key.asymmetricKeyDetails?.namedCurve ?? ''];
-  if (!alg) throw new Error(`unsupported service account signing key (${key.asymmetricKeyType} ${key.asymmetricKeyDetails?.namedCurve ?? ''})`.trim());
-  const der = createPublicKey(key).export({ type: 'spki', format: 'der' });
-  const kid = createHash('sha256').update(der).digest('base64url');
-  const algorithm = alg;
+  const key: KeyObject = privateKeyFromPem(pem);
+  const algorithm = signingAlgorithm(key) as string;
+  const kid = keyIdOf(key);
   return {
     alg: algorithm,
     kid,

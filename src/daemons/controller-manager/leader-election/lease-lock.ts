@@ -2,7 +2,7 @@
  * The LeaseLock over the API server's REST API (`coordination.orch.io/v1` Lease), through a
  * minimal JSON-over-HTTP interface so it can sit on the REST client or on plain fetch.
  */
-import { names } from '../../../api/names.js';
+import { names, type NameSet } from '../../../api/names.js';
 import { ConflictError, type LeaseLock, type LockedRecord } from './lock.js';
 import { leaseSpecToRecord, recordToLeaseSpec, type LeaderElectionRecord, type LeaseSpec } from './record.js';
 
@@ -37,12 +37,12 @@ interface LeaseObject {
 
 export const leaseApiVersion = (): string => `${names().groups.coordination}/v1`;
 
-export function leaseCollectionPath(namespace: string): string {
-  return `/apis/${leaseApiVersion()}/namespaces/${encodeURIComponent(namespace)}/leases`;
+export function leaseCollectionPath(namespace: string, n: NameSet = names()): string {
+  return `/apis/${n.groups.coordination}/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
 }
 
-export function leasePath(namespace: string, name: string): string {
-  return `${leaseCollectionPath(namespace)}/${encodeURIComponent(name)}`;
+export function leasePath(namespace: string, name: string, n: NameSet = names()): string {
+  return `${leaseCollectionPath(namespace, n)}/${encodeURIComponent(name)}`;
 }
 
 export class HttpLeaseLock implements LeaseLock {

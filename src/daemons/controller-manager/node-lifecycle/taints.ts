@@ -8,6 +8,7 @@
  * - NoExecute `not-ready` / `unreachable` mirror Ready=False / Ready=Unknown, are mutually
  *   exclusive, and are added through the per-zone rate-limited queue (see the controller).
  */
+import {perNameSet} from '../../../api/names.js';
 import {
   taintDiskPressure,
   taintMemoryPressure,
@@ -25,19 +26,19 @@ export const notReadyNoExecute = (): Readonly<Taint> => ({key: taintNotReady(), 
 export const unreachableNoExecute = (): Readonly<Taint> => ({key: taintUnreachable(), effect: 'NoExecute'});
 
 /** Condition type -> status -> NoSchedule taint key (upstream nodeConditionToTaintKeyStatusMap), in the active names. */
-const conditionTaints = (): ReadonlyMap<string, ReadonlyMap<string, string>> => new Map([
+const conditionTaints = perNameSet((): ReadonlyMap<string, ReadonlyMap<string, string>> => new Map([
   ['Ready', new Map([['False', taintNotReady()], ['Unknown', taintUnreachable()]])],
   ['MemoryPressure', new Map([['True', taintMemoryPressure()]])],
   ['DiskPressure', new Map([['True', taintDiskPressure()]])],
   ['PIDPressure', new Map([['True', taintPidPressure()]])],
   ['NetworkUnavailable', new Map([['True', taintNetworkUnavailable()]])],
-]);
+]));
 
 /** NoSchedule keys the controller owns; any other NoSchedule taint is left alone. */
-const ownedNoScheduleKeys = (): ReadonlySet<string> => new Set([
+const ownedNoScheduleKeys = perNameSet((): ReadonlySet<string> => new Set([
   ...[...conditionTaints().values()].flatMap((byStatus) => [...byStatus.values()]),
   taintUnschedulable(),
-]);
+]));
 
 export function matchTaint(a: Taint, b: Taint): boolean {
   return a.key === b.key && a.effect === b.effect;

@@ -13,6 +13,7 @@
 import { groupVersionOf, type ResourceInfo, type ResourceRegistry } from '../../../../api/resources.js';
 import { builtinSchemas, gvkKey, type Schema } from '../../../../api/schema/definitions.js';
 import type { CustomKindSchema, SchemaRegistry } from '../validation/schema-registry.js';
+import { swagger2Schema } from '../../../../api/structural/openapi.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
@@ -93,7 +94,9 @@ function resourceOperations(info: ResourceInfo, definition: string | undefined):
     'x-kubernetes-action': action,
     'x-kubernetes-group-version-kind': gvk,
   });
-  const patchBody = { content: { 'application/merge-patch+json': { schema: { type: 'object' } }, 'application/strategic-merge-patch+json': { schema: { type: 'object' } } }, required: true };
+  // Custom resources take no strategic merge patch: kubectl apply reads this list to choose its patch type.
+  const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', ...(info.custom ? [] : ['application/strategic-merge-patch+json']), 'application/apply-patch+yaml'];
+  const patchBody = { content: Object.fromEntries(patchTypes.map((t) => [t, { schema: { type: 'object' } }])), required: true };
   return {
     [`${prefix}${scope}/${info.plural}`]: { get: operation('list', 'list', false), post: operation('create', 'post', true) },
     [`${prefix}${scope}/${info.plural}/{name}`]: {
@@ -129,6 +132,9 @@ export function openApiV3Document(registry: ResourceRegistry, schemas: SchemaReg
 
 /** The swagger 2.0 document: every definition (the built-ins of the active name set and custom kinds). */
 export function openApiV2Document(schemas: SchemaRegistry): Record<string, unknown> {
-  const { definitions } = allDefinitions(schemas);
+  const all = allDefinitions(schemas).definitions;
+  // Custom kinds in Swagger 2.0 form: no nullable, anyOf/oneOf/allOf/not, or int-or-string types (src/api/structural/openapi.ts).
+  const custom = new Set(schemas.customKinds().map((k) => customDefinitionName(k.group, k.version, k.kind)));
+  const definitions = Object.fromEntries(Object.entries(all).map(([name, d]) => [name, custom.has(name) ? swagger2Schema(d) : d]));
   return { swagger: '2.0', info: { title: 'Kubernetes', version: 'v2' }, paths: {}, definitions };
 }

@@ -34,20 +34,59 @@ export const builtinSchemaProvider: SchemaProvider = {
     const builtins = builtinSchemas();
     const name = builtins.byGvk.get(gvkKey(group, version, kind));
     if (!name) return undefined;
-    return { root: builtins.definitions[name]!, rootName: name, resolve: (ref) => builtins.definitions[ref] };
+    let perSet = objectSchemas.get(builtins);
+    if (!perSet) {
+      const memo = new Map();
+      const resolve = (ref: string) => builtins.definitions[ref];
+      perSet = { memo, resolve, byName: new Map() };
+      objectSchemas.set(builtins, perSet);
+    }
+    let found = perSet.byName.get(name);
+    if (!found) {
+      found = { root: builtins.definitions[name]!, rootName: name, resolve: perSet.resolve, memo: perSet.memo };
+      perSet.byName.set(name, found);
+    }
+    return found;
   },
 };
+
+/** One ObjectSchema per definition and one `$ref` memo per definition set (validation runs on every write). */
+const objectSchemas = new WeakMap<object, { memo: NonNullable<ObjectSchema['memo']>; resolve: (ref: string) => Schema | undefined; byName: Map<string, ObjectSchema> }>();
 
 export class SchemaRegistry implements SchemaProvider {
   private readonly custom = new Map<string, CustomKindSchema[]>();
   private readonly customByGvk = new Map<string, CustomKindSchema>();
   private changes = 0;
+  private readonly customObjectSchemas = new WeakMap<CustomKindSchema, ObjectSchema>();
 
   constructor(private readonly builtin: SchemaProvider | undefined = builtinSchemaProvider) {}
 
+  private source?: () => { key: string; kinds: () => CustomKindSchema[] };
+  private sourceKey = '';
+
   /** Increments with every custom change (documents are rebuilt and re-hashed). */
   get revision(): number {
+    this.pull();
     return this.changes;
+  }
+
+  /**
+   * A pulled alternative to setCustom: `source()` answers a cheap key of its current state (e.g. the
+   * CRDs' names and resourceVersions) and, when the key changed, its kinds are taken (owner `source`).
+   */
+  setCustomSource(source: () => { key: string; kinds: () => CustomKindSchema[] }): void {
+    this.source = source;
+    this.sourceKey = '';
+  }
+
+  private pull(): void {
+    if (!this.source) return;
+    const { key, kinds } = this.source();
+    if (key === this.sourceKey) return;
+    this.sourceKey = key;
+    const list = kinds();
+    if (list.length) this.setCustom('source', list);
+    else this.removeCustom('source');
   }
 
   /** Registers (or replaces) the kinds of one owner (a CRD's name). */
@@ -68,12 +107,21 @@ export class SchemaRegistry implements SchemaProvider {
 
   /** Every registered custom kind. */
   customKinds(): CustomKindSchema[] {
+    this.pull();
     return [...this.custom.values()].flat();
   }
 
   schemaFor(group: string, version: string, kind: string): ObjectSchema | undefined {
+    this.pull();
     const custom = this.customByGvk.get(gvkKey(group, version, kind));
-    if (custom) return { root: withObjectMeta(custom.schema), resolve: (ref) => builtinSchemas().definitions[ref] };
+    if (custom) {
+      let found = this.customObjectSchemas.get(custom);
+      if (!found) {
+        found = { root: withObjectMeta(custom.schema), resolve: (ref) => builtinSchemas().definitions[ref], memo: new Map() };
+        this.customObjectSchemas.set(custom, found);
+      }
+      return found;
+    }
     return this.builtin?.schemaFor(group, version, kind);
   }
 }

@@ -1,0 +1,146 @@
+// Streams through `orch up` (the built CLI; API server -> agent), each against a baseline measured in
+// the same run:
+// (a) exec round trip: `kubectl exec POD -- true` against `kubectl get pod POD` (both start a kubectl
+//     process and make one request; the ratio is what the upgrade, the proxy and the process cost),
+//     RUNS (10) of each, medians;
+// (b) port-forward throughput: BYTES (64 MiB) read from a pod's TCP server through
+//     `kubectl port-forward`, against reading them from the same server directly over loopback
+//     (target: at least 0.3x), with the default kubectl (WebSocket tunnel) and kubectl 1.27 (SPDY).
+// Run `npm run build` first. Whole run: about 30 s on 2 CPUs.
+import {execFileSync, spawn} from 'node:child_process';
+import {mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs';
+import net from 'node:net';
+import {tmpdir} from 'node:os';
+import {dirname, join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RUNS = Number(process.env.RUNS ?? 10);
+const BYTES = Number(process.env.BYTES ?? 64 * 1024 * 1024);
+const kubectlDir = dirname(realpathSync(execFileSync('sh', ['-c', 'command -v kubectl']).toString().trim()));
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const {port} = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function kubectl(binary, kubeconfig, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, ['--kubeconfig', kubeconfig, ...args], {stdio: ['ignore', 'pipe', 'pipe']});
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`kubectl ${args.join(' ')}: ${code}: ${out}`))));
+  });
+}
+
+async function until(what, fn, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** utime + stime of a process in ms (Linux /proc; USER_HZ 100). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Reads everything a TCP server at port sends; resolves with the milliseconds it took. */
+function readAll(port, expected) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    let got = 0;
+    const socket = net.connect({host: '127.0.0.1', port});
+    socket.on('data', (d) => (got += d.length));
+    socket.on('error', reject);
+    socket.on('close', () => (got === expected ? resolve(performance.now() - t0) : reject(new Error(`read ${got} of ${expected} bytes`))));
+  });
+}
+
+export async function benchStreams() {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-bench-streams-'));
+  const [api, cm, agent, readOnly, healthz, podPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const up = spawn(process.execPath, [
+    join(root, 'bin', 'run.js'), 'up', '--data-dir', join(dir, 'data'),
+    '--apiserver-arg', `secure-port=${api}`, '--apiserver-arg', 'bind-address=127.0.0.1',
+    '--controller-manager-arg', `secure-port=${cm}`, '--controller-manager-arg', 'bind-address=127.0.0.1',
+    '--agent-arg', `port=${agent}`, '--agent-arg', `read-only-port=${readOnly}`, '--agent-arg', `healthz-port=${healthz}`, '--agent-arg', 'address=127.0.0.1',
+  ], {stdio: ['ignore', 'pipe', 'pipe']});
+  let log = '';
+  up.stdout.on('data', (d) => (log += d));
+  up.stderr.on('data', (d) => (log += d));
+  const kubeconfig = join(dir, 'data', 'apiserver', 'admin.orchconfig');
+  const k = join(kubectlDir, 'kubectl');
+  try {
+    await until('orch up', async () => log.includes('orch is up'));
+    // The pod: a TCP server that sends BYTES to each connection, then closes it.
+    const server = `const b=Buffer.alloc(1<<20,7);require('net').createServer(s=>{let n=${BYTES};const w=()=>{while(n>0){n-=b.length;if(!s.write(b))return s.once('drain',w)}s.end()};w()}).listen(${podPort},'127.0.0.1')`;
+    const pod = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'bench'}, spec: {containers: [{name: 'main', image: 'none', command: [process.execPath, '-e', server]}]}};
+    writeFileSync(join(dir, 'pod.json'), JSON.stringify(pod));
+    await until('the node', async () => (await kubectl(k, kubeconfig, ['get', 'nodes', '-o', 'name'])).trim());
+    await kubectl(k, kubeconfig, ['create', '-f', join(dir, 'pod.json')]);
+    await until('the pod', async () => (await kubectl(k, kubeconfig, ['get', 'pod', 'bench', '-o', 'jsonpath={.status.phase}'])) === 'Running');
+    await until('the pod to listen', () => readAll(podPort, BYTES).then(() => true));
+
+    // (a) exec round trip against get
+    const time = async (args) => {
+      const t0 = performance.now();
+      await kubectl(k, kubeconfig, args);
+      return performance.now() - t0;
+    };
+    const gets = [];
+    const execs = [];
+    for (let i = 0; i < RUNS; i++) {
+      gets.push(await time(['get', 'pod', 'bench']));
+      execs.push(await time(['exec', 'bench', '--', 'true']));
+    }
+    const getMs = median(gets);
+    const execMs = median(execs);
+    console.log(`\n[streams] (orch up, kubectl ${execFileSync(k, ['version', '--client', '-o', 'json']).toString().match(/"gitVersion":\s*"([^"]+)"/)?.[1]})`);
+    console.log(`  kubectl get pod (median of ${RUNS}):        ${getMs.toFixed(0)} ms`);
+    console.log(`  kubectl exec -- true (median of ${RUNS}):   ${execMs.toFixed(0)} ms   ratio exec/get ${(execMs / getMs).toFixed(2)}x`);
+
+    // (b) port-forward throughput against a direct copy
+    const direct = median([await readAll(podPort, BYTES), await readAll(podPort, BYTES), await readAll(podPort, BYTES)]);
+    const mib = BYTES / 1024 / 1024;
+    console.log(`  direct TCP copy of ${mib} MiB:              ${direct.toFixed(0)} ms   ${(mib / (direct / 1000)).toFixed(0)} MiB/s`);
+    for (const [label, binary] of [['WebSocket tunnel', k], ['SPDY, kubectl 1.27', join(kubectlDir, 'kubectl.1.27')]]) {
+      const local = await freePort();
+      const forward = spawn(binary, ['--kubeconfig', kubeconfig, 'port-forward', 'pod/bench', `${local}:${podPort}`], {stdio: ['ignore', 'pipe', 'pipe']});
+      let out = '';
+      forward.stdout.on('data', (d) => (out += d));
+      try {
+        await until('the forward', async () => out.includes('Forwarding from'));
+        const [orch0, kubectl0] = [cpuMs(up.pid), cpuMs(forward.pid)];
+        const through = median([await readAll(local, BYTES), await readAll(local, BYTES), await readAll(local, BYTES)]);
+        const [orchCpu, kubectlCpu] = [(cpuMs(up.pid) - orch0) / 3, (cpuMs(forward.pid) - kubectl0) / 3];
+        console.log(`  port-forward (${label}):${' '.repeat(Math.max(1, 20 - label.length))}${through.toFixed(0)} ms   ${(mib / (through / 1000)).toFixed(0)} MiB/s   ratio to direct ${(direct / through).toFixed(2)}x (target >= 0.3x)`);
+        console.log(`    CPU per copy: orch (API server + agent) ${orchCpu.toFixed(0)} ms, kubectl ${kubectlCpu.toFixed(0)} ms`);
+      } finally {
+        forward.kill('SIGTERM');
+      }
+    }
+  } finally {
+    up.kill('SIGTERM');
+    await Promise.race([new Promise((r) => up.once('exit', r)), new Promise((r) => setTimeout(r, 15_000))]);
+    if (up.exitCode === null) up.kill('SIGKILL');
+    rmSync(dir, {recursive: true, force: true});
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchStreams();
