@@ -28,11 +28,11 @@ describe.each(tables)('%s option defaults', (_program, table) => {
 
 describe('resolveOptions', () => {
   it('fills defaults, types explicit values, and lists options without effect in one warning', () => {
-    const r = resolveOptions('apiserver', apiserverOptions, {'secure-port': '7443', 'audit-log-path': '/tmp/audit.log', profiling: false});
+    const r = resolveOptions('apiserver', apiserverOptions, {'secure-port': '7443', 'cors-allowed-origins': 'example.com', profiling: false});
     expect(r.values['secure-port']).toBe(7443);
     expect(r.values['kvstore-compaction-interval']).toMatchObject({text: '5m0s'});
-    expect([...r.explicit].sort()).toEqual(['audit-log-path', 'profiling', 'secure-port']);
-    expect(r.warnings).toEqual(['these options are accepted and validated but have no effect yet: --profiling, --audit-log-path']);
+    expect([...r.explicit].sort()).toEqual(['cors-allowed-origins', 'profiling', 'secure-port']);
+    expect(r.warnings).toEqual(['these options are accepted and validated but have no effect yet: --cors-allowed-origins, --profiling']);
   });
 
   it('prints one deprecation warning per deprecated option used', () => {
