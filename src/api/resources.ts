@@ -60,7 +60,7 @@ export interface ResourceInfo {
 export const statusSub = (kind: string): SubresourceInfo => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
 export const scaleSub = (): SubresourceInfo => ({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
 
-interface Spec {
+export interface ResourceSpec {
   kind: string;
   plural: string;
   namespaced: boolean;
@@ -70,26 +70,32 @@ interface Spec {
   scale?: boolean;
   extraSubresources?: SubresourceInfo[];
   verbs?: Verb[];
+  /** Key prefix below the kvstore prefix; without it, orch's rule (`<group>/<plural>` for dotted groups). */
   storagePrefix?: string;
+  storageVersion?: ResourceInfo['storageVersion'];
+  rest?: ResourceInfo['rest'];
 }
 
-export type ResourceSpec = Spec;
-
-/** The resources of one group version, from their specs (catalog files use it). */
-export function defineResources(group: string, version: string, specs: Spec[]): ResourceInfo[] {
-  return specs.map((s) => ({
-    group,
-    version,
-    kind: s.kind,
-    plural: s.plural,
-    singular: s.kind.toLowerCase(),
-    namespaced: s.namespaced,
-    verbs: s.verbs ?? [...ALL_VERBS],
-    shortNames: s.shortNames,
-    categories: s.categories,
-    subresources: [...(s.status ? [statusSub(s.kind)] : []), ...(s.scale ? [scaleSub()] : []), ...(s.extraSubresources ?? [])],
-    storagePrefix: s.storagePrefix ?? (group === '' || !group.includes('.') ? s.plural : `${group}/${s.plural}`),
-  }));
+/** The resources of one group version, from their specs (the resource catalog files build on it). */
+export function defineResources(group: string, version: string, specs: ResourceSpec[]): ResourceInfo[] {
+  return specs.map((s) => {
+    const info: ResourceInfo = {
+      group,
+      version,
+      kind: s.kind,
+      plural: s.plural,
+      singular: s.kind.toLowerCase(),
+      namespaced: s.namespaced,
+      verbs: [...(s.verbs ?? ALL_VERBS)],
+      shortNames: s.shortNames,
+      categories: s.categories,
+      subresources: [...(s.status ? [statusSub(s.kind)] : []), ...(s.scale ? [scaleSub()] : []), ...(s.extraSubresources ?? [])],
+      storagePrefix: s.storagePrefix ?? (group === '' || !group.includes('.') ? s.plural : `${group}/${s.plural}`),
+    };
+    if (s.storageVersion) info.storageVersion = s.storageVersion;
+    if (s.rest) info.rest = s.rest;
+    return info;
+  });
 }
 
 const resources = defineResources;
