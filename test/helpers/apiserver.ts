@@ -9,7 +9,7 @@
  * would block the event loop that serves the in-process server, and deadlock.
  */
 import {type ChildProcess, spawn} from 'node:child_process';
-import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {Agent, request as httpsRequest} from 'node:https';
 import type {IncomingHttpHeaders} from 'node:http';
 import {createServer} from 'node:net';
@@ -21,6 +21,7 @@ import {apiServerConfig} from '../../src/daemons/apiserver/config.js';
 import {versionInfo} from '../../src/lib/version.js';
 import {configureKlog} from '../../src/lib/klog.js';
 import {orchBin, repoRoot} from './run-orch.js';
+import {emptyOrchConfig, serializeOrchConfig} from '../../src/client/orchconfig.js';
 
 export type Engine = 'sqlite' | 'etcd';
 
@@ -424,6 +425,27 @@ async function waitForBuild(timeoutMs = 15_000): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // Small shared pieces
+
+/**
+ * Writes a client-configuration file (orchconfig/kubeconfig format) for one identity: a bearer token,
+ * a client certificate, or none (a webhook's client configuration); returns the path.
+ */
+export function writeClientOrchconfig(
+  file: string,
+  o: {server: string; caPem: string; token?: string; cert?: {certPem: string; keyPem: string}; namespace?: string},
+): string {
+  const b64 = (pem: string) => Buffer.from(pem).toString('base64');
+  const config = emptyOrchConfig();
+  config.clusters.set('c', {server: o.server, 'certificate-authority-data': b64(o.caPem)});
+  config.users.set('u', {
+    ...(o.token ? {token: o.token} : {}),
+    ...(o.cert ? {'client-certificate-data': b64(o.cert.certPem), 'client-key-data': b64(o.cert.keyPem)} : {}),
+  });
+  config.contexts.set('c', {cluster: 'c', user: 'u', ...(o.namespace ? {namespace: o.namespace} : {})});
+  config.currentContext = 'c';
+  writeFileSync(file, serializeOrchConfig(config));
+  return file;
+}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

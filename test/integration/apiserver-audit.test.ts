@@ -10,11 +10,10 @@ import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'nod
 import {gunzipSync} from 'node:zlib';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {type InProcessServer, kubectl, readAdminOrchconfig, sleep, startApiServer} from '../helpers/apiserver.js';
+import {type InProcessServer, kubectl, readAdminOrchconfig, sleep, startApiServer, writeClientOrchconfig} from '../helpers/apiserver.js';
 import {auditConfig} from '../../src/daemons/apiserver/config.js';
 import type {AuditEvent} from '../../src/daemons/apiserver/audit/event.js';
 
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 const LEVELS = ['none', 'meta', 'req', 'rr'] as const;
 
 const POLICY = `apiVersion: audit.orch.io/v1
@@ -43,16 +42,6 @@ function readEvents(dir: string, base = 'audit'): AuditEvent[] {
     const text = f.endsWith('.gz') ? gunzipSync(raw).toString('utf8') : raw.toString('utf8');
     return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as AuditEvent);
   });
-}
-
-function writeKubeconfig(file: string, server: string, caPem: string, user: Record<string, string>): string {
-  const userLines = Object.entries(user).map(([k, v]) => `    ${k}: ${v}`);
-  writeFileSync(
-    file,
-    ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: orch', '  cluster:', `    server: ${server}`, `    certificate-authority-data: ${b64(caPem)}`,
-      'users:', '- name: u', '  user:', ...userLines, 'contexts:', '- name: c', '  context: {cluster: orch, user: u}', 'current-context: c', ''].join('\n'),
-  );
-  return file;
 }
 
 describe('audit log and webhook (JSON)', () => {
@@ -106,7 +95,7 @@ describe('audit log and webhook (JSON)', () => {
     });
     const creds = readAdminOrchconfig(api.orchconfigPath);
     admin = api.orchconfigPath;
-    eve = writeKubeconfig(join(dir, 'eve.kubeconfig'), creds.server, creds.caPem, {token: 'eve-token'});
+    eve = writeClientOrchconfig(join(dir, 'eve.kubeconfig'), {server: creds.server, caPem: creds.caPem, token: 'eve-token'});
     for (const level of LEVELS) expect((await kubectl(admin, ['create', 'namespace', `lvl-${level}`])).code).toBe(0);
     for (const level of LEVELS) {
       const ns = `lvl-${level}`;

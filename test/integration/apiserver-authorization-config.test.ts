@@ -9,11 +9,9 @@ import {createServer, type Server} from 'node:https';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {type InProcessServer, kubectl, readAdminOrchconfig, startApiServer} from '../helpers/apiserver.js';
+import {type InProcessServer, kubectl, readAdminOrchconfig, startApiServer, writeClientOrchconfig} from '../helpers/apiserver.js';
 import {runOrch} from '../helpers/run-orch.js';
 import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
-
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 describe('--authorization-config', () => {
   let dir: string;
@@ -63,13 +61,8 @@ describe('--authorization-config', () => {
       });
     });
     await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-    const clientConfig = (server: string) =>
-      ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: c', '  cluster:', `    server: ${server}`, `    certificate-authority-data: ${b64(ca.certPem)}`,
-        'users:', '- name: u', '  user: {}', 'contexts:', '- name: c', '  context: {cluster: c, user: u}', 'current-context: c', ''].join('\n');
-    hookConfig = join(dir, 'policy.orchconfig');
-    writeFileSync(hookConfig, clientConfig(`https://127.0.0.1:${(hook.address() as {port: number}).port}/authorize`));
-    downConfig = join(dir, 'down.orchconfig');
-    writeFileSync(downConfig, clientConfig('https://127.0.0.1:1/authorize'));
+    hookConfig = writeClientOrchconfig(join(dir, 'policy.orchconfig'), {server: `https://127.0.0.1:${(hook.address() as {port: number}).port}/authorize`, caPem: ca.certPem});
+    downConfig = writeClientOrchconfig(join(dir, 'down.orchconfig'), {server: 'https://127.0.0.1:1/authorize', caPem: ca.certPem});
     configFile = join(dir, 'authz.json');
     writeFileSync(configFile, authorizationConfig(true));
     const tokenFile = join(dir, 'tokens.csv');
@@ -79,12 +72,7 @@ describe('--authorization-config', () => {
       config: {anonymousAuth: false, tokenAuthFile: tokenFile, authorizationConfigFile: configFile, authorizationConfigReloadIntervalMs: 200},
     });
     const admin = readAdminOrchconfig(api.orchconfigPath);
-    kubeconfigOf = (token: string) => {
-      const file = join(dir, `${token}.orchconfig`);
-      writeFileSync(file, ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: orch', '  cluster:', `    server: ${admin.server}`, `    certificate-authority-data: ${b64(admin.caPem)}`,
-        'users:', '- name: u', '  user:', `    token: ${token}`, 'contexts:', '- name: c', '  context: {cluster: orch, user: u}', 'current-context: c', ''].join('\n'));
-      return file;
-    };
+    kubeconfigOf = (token: string) => writeClientOrchconfig(join(dir, `${token}.orchconfig`), {server: admin.server, caPem: admin.caPem, token});
     const setup = [
       {apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'webhooked'}},
       {apiVersion: 'rbac.orch.io/v1', kind: 'RoleBinding', metadata: {name: 'dave-view', namespace: 'default'},

@@ -9,11 +9,9 @@ import {createServer, type Server} from 'node:https';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {type InProcessServer, freePort, kubectl, readAdminOrchconfig, startApiServer} from '../helpers/apiserver.js';
+import {type InProcessServer, freePort, kubectl, readAdminOrchconfig, startApiServer, writeClientOrchconfig} from '../helpers/apiserver.js';
 import {runOrch} from '../helpers/run-orch.js';
 import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
-
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 interface Review {
   apiVersion: string;
@@ -48,17 +46,7 @@ describe('ABAC and Webhook authorizers', () => {
     });
     await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
     const port = (hook.address() as {port: number}).port;
-    const webhookConfig = join(dir, 'authz-webhook.yaml');
-    writeFileSync(
-      webhookConfig,
-      [
-        'apiVersion: v1', 'kind: Config',
-        'clusters:', `- name: authz`, '  cluster:', `    server: https://127.0.0.1:${port}/authorize`, `    certificate-authority-data: ${b64(ca.certPem)}`,
-        'users:', '- name: apiserver', '  user: {}',
-        'contexts:', '- name: authz', '  context: {cluster: authz, user: apiserver}',
-        'current-context: authz', '',
-      ].join('\n'),
-    );
+    const webhookConfig = writeClientOrchconfig(join(dir, 'authz-webhook.yaml'), {server: `https://127.0.0.1:${port}/authorize`, caPem: ca.certPem});
     const policyFile = join(dir, 'abac.jsonl');
     writeFileSync(
       policyFile,
@@ -84,20 +72,7 @@ describe('ABAC and Webhook authorizers', () => {
       },
     });
     const admin = readAdminOrchconfig(api.orchconfigPath);
-    kubeconfigOf = (token: string) => {
-      const file = join(dir, `${token}.orchconfig`);
-      writeFileSync(
-        file,
-        [
-          'apiVersion: v1', 'kind: Config',
-          'clusters:', '- name: orch', '  cluster:', `    server: ${admin.server}`, `    certificate-authority-data: ${b64(admin.caPem)}`,
-          'users:', '- name: u', '  user:', `    token: ${token}`,
-          'contexts:', '- name: c', '  context: {cluster: orch, user: u}',
-          'current-context: c', '',
-        ].join('\n'),
-      );
-      return file;
-    };
+    kubeconfigOf = (token: string) => writeClientOrchconfig(join(dir, `${token}.orchconfig`), {server: admin.server, caPem: admin.caPem, token});
   }, 60_000);
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {type InProcessServer, kubectl, readAdminOrchconfig, startApiServer} from '../helpers/apiserver.js';
+import {type InProcessServer, kubectl, readAdminOrchconfig, startApiServer, writeClientOrchconfig} from '../helpers/apiserver.js';
 import {generateCa, generateClientCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -27,16 +27,7 @@ describe('Node authorizer', () => {
     const admin = readAdminOrchconfig(api.orchconfigPath);
     for (const node of ['a', 'b']) {
       const cert = await generateClientCertificate(ca, {user: `system:node:${node}`, groups: ['system:nodes']});
-      const file = join(dir, `${node}.orchconfig`);
-      writeFileSync(
-        file,
-        [
-          'apiVersion: v1', 'kind: Config',
-          'clusters:', '- name: orch', '  cluster:', `    server: ${admin.server}`, `    certificate-authority-data: ${b64(admin.caPem)}`,
-          'users:', '- name: node', '  user:', `    client-certificate-data: ${b64(cert.certPem)}`, `    client-key-data: ${b64(cert.keyPem)}`,
-          'contexts:', '- name: c', '  context: {cluster: orch, user: node}', 'current-context: c', '',
-        ].join('\n'),
-      );
+      const file = writeClientOrchconfig(join(dir, `${node}.orchconfig`), {server: admin.server, caPem: admin.caPem, cert});
       kubeconfig[node] = file;
     }
     const objects = [

@@ -7,9 +7,8 @@ import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {type InProcessServer, kubectl, readAdminOrchconfig, startApiServer} from '../helpers/apiserver.js';
+import {type InProcessServer, kubectl, readAdminOrchconfig, startApiServer, writeClientOrchconfig} from '../helpers/apiserver.js';
 
-const b64 = (s: string) => Buffer.from(s).toString('base64');
 const RBAC = 'rbac.orch.io';
 
 const role = (name: string, rules: unknown[]) => JSON.stringify({apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: {name, namespace: 'team'}, rules});
@@ -30,16 +29,7 @@ describe('RBAC escalation prevention', () => {
     writeFileSync(tokenFile, 'jane-token,jane,1,"dev"\n');
     api = await startApiServer({engine: 'sqlite', config: {anonymousAuth: false, tokenAuthFile: tokenFile, authorizationModes: ['RBAC']}});
     const admin = readAdminOrchconfig(api.orchconfigPath);
-    jane = join(dir, 'jane.orchconfig');
-    writeFileSync(
-      jane,
-      [
-        'apiVersion: v1', 'kind: Config',
-        'clusters:', '- name: orch', '  cluster:', `    server: ${admin.server}`, `    certificate-authority-data: ${b64(admin.caPem)}`,
-        'users:', '- name: jane', '  user: {token: jane-token}',
-        'contexts:', '- name: c', '  context: {cluster: orch, user: jane, namespace: team}', 'current-context: c', '',
-      ].join('\n'),
-    );
+    jane = writeClientOrchconfig(join(dir, 'jane.orchconfig'), {server: admin.server, caPem: admin.caPem, token: 'jane-token', namespace: 'team'});
     const setup = [
       JSON.stringify({apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'team'}}),
       JSON.stringify({
