@@ -95,6 +95,23 @@ describe('create', () => {
     });
   });
 
+  it('stores a Secret\'s stringData in data (base64, its keys winning) on create and on patch, never as stringData', async () => {
+    const SECRETS = '/api/v1/namespaces/default/secrets';
+    const b64 = (t: string) => Buffer.from(t).toString('base64');
+    const created = await call(api, 'POST', SECRETS, {
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, data: { user: b64('old'), host: b64('db') }, stringData: { user: 'admin', password: 's3cret' } },
+    });
+    expect(created.status).toBe(201);
+    const stored = (await call(api, 'GET', `${SECRETS}/creds`)).body;
+    expect(stored.data).toEqual({ user: b64('admin'), host: b64('db'), password: b64('s3cret') });
+    expect(stored.stringData).toBeUndefined();
+    expect(stored.type).toBe('Opaque');
+    const patched = await call(api, 'PATCH', `${SECRETS}/creds`, { body: { stringData: { password: 'rotated' } }, contentType: 'application/merge-patch+json' });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.password).toBe(b64('rotated'));
+    expect(patched.body.stringData).toBeUndefined();
+  });
+
   it('dry run validates and returns the object without storing it', async () => {
     const reply = await call(api, 'POST', `${CM}?dryRun=All`, { body: configMap('dry') });
     expect(reply.status).toBe(201);

@@ -92,6 +92,20 @@ export function supportedFields(info: ResourceInfo): string[] {
 // -------------------------------------------------------------------------------------------
 // Defaults (a subset of upstream's SetDefaults_* that clients and controllers read back).
 
+/**
+ * A Secret's write-only `stringData` joins `data` (base64), its keys winning, and is never stored,
+ * as upstream's conversion of Secrets does.
+ */
+function mergeStringData(secret: JsonObject): void {
+  const stringData = secret.stringData;
+  if (stringData === undefined) return;
+  delete secret.stringData;
+  if (!isJsonObject(stringData)) return;
+  const data: JsonObject = isJsonObject(secret.data) ? secret.data : {};
+  for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(typeof value === 'string' ? value : String(value), 'utf8').toString('base64');
+  secret.data = data;
+}
+
 function setDefault(object: JsonObject, key: string, value: JsonValue): void {
   if (object[key] === undefined) object[key] = value;
 }
@@ -290,8 +304,10 @@ export function strategyFor(info: ResourceInfo): Strategy {
       // Status is the controllers' to write; nodes alone may register with theirs (upstream).
       if (hasStatus && info.kind !== 'Node') delete object.status;
       if (!custom) DEFAULTS[info.kind]?.(object);
+      if (info.kind === 'Secret' && !custom) mergeStringData(object);
     },
     prepareForUpdate(object, previous) {
+      if (info.kind === 'Secret' && !custom) mergeStringData(object);
       if (hasStatus) {
         if (previous.status === undefined) delete object.status;
         else object.status = previous.status;
