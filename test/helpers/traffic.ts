@@ -40,26 +40,35 @@ export interface LoadResult {
 
 const LOAD_SCRIPT = join(repoRoot, 'test', 'helpers', 'traffic-load.mjs');
 
-/** Runs the load in a child process (bounded by timeoutMs) and returns its per-size results. */
-export function runLoad(options: LoadOptions, timeoutMs = 90_000): Promise<LoadResult[]> {
+/**
+ * Runs a client program as a child process (killed after timeoutMs) and returns the JSON it prints on
+ * stdout; a program that prints no JSON (or, with `requireSuccess`, exits non-zero) rejects with its output.
+ */
+export function runJsonProcess<T>(command: string, args: string[], o: {timeoutMs?: number; requireSuccess?: boolean} = {}): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD_SCRIPT, JSON.stringify(options)], {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe']});
+    const child = spawn(command, args, {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe']});
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 90_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`traffic-load exited ${code}: ${err}`));
+      const failed = () => new Error(`${command} ${args.join(' ')} exited ${code}:\n${out}\n${err}`);
+      if (o.requireSuccess && code !== 0) return reject(failed());
       try {
-        resolve(JSON.parse(out) as LoadResult[]);
-      } catch (error) {
-        reject(new Error(`traffic-load printed no result: ${(error as Error).message}\n${out}\n${err}`));
+        resolve(JSON.parse(out) as T);
+      } catch {
+        reject(failed());
       }
     });
   });
+}
+
+/** Runs the load in a child process (bounded by timeoutMs) and returns its per-size results. */
+export function runLoad(options: LoadOptions, timeoutMs = 90_000): Promise<LoadResult[]> {
+  return runJsonProcess<LoadResult[]>(process.execPath, [LOAD_SCRIPT, JSON.stringify(options)], {timeoutMs, requireSuccess: true});
 }
 
 /** A one-line summary per result, for assertion messages. */

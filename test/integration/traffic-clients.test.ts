@@ -10,8 +10,7 @@ import {existsSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {type InProcessServer, kubectl, kubectlStream, startApiServer} from '../helpers/apiserver.js';
-import {repoRoot} from '../helpers/run-orch.js';
-import {listNames} from '../helpers/traffic.js';
+import {listNames, runJsonProcess} from '../helpers/traffic.js';
 
 const NS = 'default';
 const SIZES = [100, 20_000, 200_000];
@@ -24,25 +23,7 @@ interface ClientResult {
   watchMissing: string[];
 }
 
-function run(command: string, args: string[], timeoutMs = 90_000): Promise<ClientResult[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe']});
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      try {
-        resolve(JSON.parse(out) as ClientResult[]);
-      } catch {
-        reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${out}\n${err}`));
-      }
-    });
-  });
-}
+const run = (command: string, args: string[]) => runJsonProcess<ClientResult[]>(command, args);
 
 /** Debian's python3 (where python3-kubernetes installs), not a python3 of pyenv or a venv earlier on PATH. */
 function systemPython(): string {
