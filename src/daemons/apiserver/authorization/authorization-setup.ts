@@ -6,9 +6,10 @@
  */
 import {readFile} from 'node:fs/promises';
 import {AbacAuthorizer, parseAbacPolicyFile} from './abac.js';
-import {WebhookAuthorizer, type SubjectAccessReviewVersion} from './webhook-authorizer.js';
-import {alwaysAllow, alwaysDeny, type AuthorizerDependencies} from './authorizer.js';
-import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from './attributes.js';
+import {WebhookAuthorizer, type SubjectAccessReviewVersion} from '../../shared/authorization/webhook-authorizer.js';
+import {type AuthorizerDependencies} from './authorizer.js';
+import {alwaysAllow, alwaysDeny} from '../../shared/authorization/union.js';
+import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from '../../shared/authorization/attributes.js';
 import {compileMatchConditions, parseAuthorizationConfig, type ConfiguredAuthorizer} from './authorization-config.js';
 import {RbacAuthorizer, type RbacPolicySource} from './rbac.js';
 import {NodeAuthorizer} from './node-authorizer.js';

@@ -9,8 +9,8 @@ import type {KeyObject} from 'node:crypto';
 import {decodeJwt, decodeProtectedHeader, jwtVerify} from 'jose';
 import {names} from '../../../../api/names.js';
 import type {JsonObject} from '../../../../patch/types.js';
-import type {TokenAuthenticator, TokenResult} from '../token-authenticator.js';
-import {keyIdOf, SERVICE_ACCOUNT_ALGORITHMS, signingAlgorithm} from '../../../serving/jwt-keys.js';
+import type {TokenAuthenticator, TokenResult} from '../../../shared/authentication/token-authenticator.js';
+import {keyIdOf, SERVICE_ACCOUNT_ALGORITHMS, signingAlgorithm} from '../../../shared/serving/jwt-keys.js';
 import {matchAudiences, readBoundClaims, readLegacyClaims, serviceAccountUserInfo, tokenAudiences, type ServiceAccountInfo} from './claims.js';
 
 /** Reads the objects tokens refer to; undefined when absent. */

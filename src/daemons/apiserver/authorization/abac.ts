@@ -6,8 +6,8 @@
  * converts them. A request is allowed when any policy matches it; otherwise no opinion.
  * Parsing and matching are pure; reading the file is the caller's.
  */
-import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from './attributes.js';
-import {AUTHENTICATED_GROUP, type UserInfo} from './user.js';
+import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from '../../shared/authorization/attributes.js';
+import {AUTHENTICATED_GROUP, type UserInfo} from '../../shared/authentication/user.js';
 import {names} from '../../../api/names.js';
 
 /** A policy in upstream's internal form (the v1beta1 spec after conversion). */

@@ -4,48 +4,16 @@
  * As upstream, AlwaysDeny answers NoOpinion ("Everything is forbidden."), so a later mode can
  * still allow; a request nobody allows is forbidden.
  */
-import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from './attributes.js';
+import type {Authorizer} from '../../shared/authorization/attributes.js';
 import {RbacAuthorizer, type RbacPolicySource} from './rbac.js';
-import {MASTERS_GROUP} from './user.js';
+import {alwaysAllow, alwaysDeny, privilegedGroups, unionAuthorizer} from '../../shared/authorization/union.js';
+import {MASTERS_GROUP} from '../../shared/authentication/user.js';
 import {NodeAuthorizer} from './node-authorizer.js';
 import type {NodeGraph} from './node-graph.js';
 import {nodePolicyRules} from './bootstrap-policy.js';
 
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
-
-export const alwaysAllow: Authorizer = {authorize: () => ({decision: 'Allow', reason: ''})};
-export const alwaysDeny: Authorizer = {authorize: () => ({decision: 'NoOpinion', reason: 'Everything is forbidden.'})};
-
-/** Allows members of any of the groups; no opinion otherwise (upstream's privileged-groups authorizer). */
-export function privilegedGroups(...groups: string[]): Authorizer {
-  return {
-    authorize: ({user}) => ({decision: user.groups.some((g) => groups.includes(g)) ? 'Allow' : 'NoOpinion', reason: ''}),
-  };
-}
-
-/**
- * Runs authorizers in order; the first Allow or Deny decides, else NoOpinion with the reasons
- * joined and the errors of the authorizers that could not decide.
- */
-export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
-  return {
-    async authorize(attributes: AuthorizationAttributes): Promise<AuthorizationResult> {
-      const reasons: string[] = [];
-      const errors: Error[] = [];
-      for (const authorizer of authorizers) {
-        const result = await authorizer.authorize(attributes);
-        if (result.decision !== 'NoOpinion') return result;
-        if (result.reason) reasons.push(result.reason);
-        if (result.error) errors.push(result.error);
-      }
-      const result: AuthorizationResult = {decision: 'NoOpinion', reason: reasons.join('\n')};
-      // Upstream aggregates the errors as `[e1, e2]` when there are several.
-      if (errors.length > 0) result.error = errors.length === 1 ? errors[0] : new Error(`[${errors.map((e) => e.message).join(', ')}]`);
-      return result;
-    },
-  };
-}
 
 /** Problems with a mode list (unknown, repeated), as messages for the user. */
 export function validateAuthorizationModes(modes: string[]): string[] {

@@ -7,8 +7,8 @@ import { names } from '../../../api/names.js';
 import type { ResourceInfo } from '../../../api/resources.js';
 import { forbidden, notFound } from '../../../api/status.js';
 import type { JsonObject } from '../../../patch/types.js';
-import { stringAt } from './objects.js';
-import type { UserInfo } from './types.js';
+import { stringAt } from '../rest/objects.js';
+import type { UserInfo } from '../rest/types.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 

@@ -5,10 +5,10 @@
  * removes the headers afterwards (`isImpersonationHeader`).
  */
 import {names} from '../../../api/names.js';
-import type {AuthorizationAttributes, Authorizer} from './attributes.js';
-import {headerValue, headerValues, type AuthenticationRequest} from './request.js';
-import {badRequestStatus, forbiddenStatus, type FailureStatus} from './status.js';
-import {ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, serviceAccountGroups, serviceAccountUser, splitServiceAccountUser, type UserInfo} from './user.js';
+import type {AuthorizationAttributes, Authorizer} from '../../shared/authorization/attributes.js';
+import {headerValue, headerValues, type AuthenticationRequest} from '../../shared/authentication/request.js';
+import {badRequestStatus, forbiddenStatus, type FailureStatus} from '../../shared/authorization/status.js';
+import {ANONYMOUS_USER, AUTHENTICATED_GROUP, UNAUTHENTICATED_GROUP, serviceAccountGroups, serviceAccountUser, splitServiceAccountUser, type UserInfo} from '../../shared/authentication/user.js';
 
 export const IMPERSONATE_USER_HEADER = 'impersonate-user';
 export const IMPERSONATE_GROUP_HEADER = 'impersonate-group';

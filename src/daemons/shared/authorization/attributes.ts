@@ -1,5 +1,5 @@
 /** What an authorizer decides on, as upstream's authorizer.Attributes. */
-import type {UserInfo} from './user.js';
+import type {UserInfo} from '../authentication/user.js';
 
 export interface AuthorizationAttributes {
   user: UserInfo;

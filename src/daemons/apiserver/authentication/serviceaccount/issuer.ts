@@ -5,7 +5,7 @@
  */
 import {randomUUID, type KeyObject} from 'node:crypto';
 import {SignJWT} from 'jose';
-import {keyIdOf, signingAlgorithm} from '../../../serving/jwt-keys.js';
+import {keyIdOf, signingAlgorithm} from '../../../shared/serving/jwt-keys.js';
 import {boundClaims} from './claims.js';
 
 /** Upstream's WarnOnlyBoundTokenExpirationSeconds: what the kubelet asks for; extended when allowed. */

@@ -9,7 +9,7 @@ import type {IncomingMessage, ServerResponse} from 'node:http';
 import type {Server as NetServer, Socket} from 'node:net';
 import type {TLSSocket} from 'node:tls';
 import type {TlsOptions} from 'node:tls';
-import {NODE_TLS_VERSION, toOpenSslCipherList} from '../../options/types.js';
+import {NODE_TLS_VERSION, toOpenSslCipherList} from '../../../options/types.js';
 import {deferContinue, oneRequestAtATime} from './http1-requests.js';
 import {applyConnectionTimeouts, tlsHandshakeTimeout, UPSTREAM_CONNECTION_TIMEOUTS, type ConnectionTimeouts} from './connection-timeouts.js';
 
@@ -54,7 +54,7 @@ export function secureServingOptions(values: Record<string, unknown>): SecureSer
 
 /** The TLS part: the default certificate, the SNI certificates, the minimum version and ciphers. */
 export async function tlsServingOptions(o: SecureServingOptions, key: string, cert: string): Promise<TlsOptions> {
-  const sni = o.sniCertKeys?.length ? await import('../apiserver/sni.js') : undefined;
+  const sni = o.sniCertKeys?.length ? await import('../../apiserver/sni.js') : undefined;
   const candidates = sni && o.sniCertKeys ? await sni.loadSniCandidates(o.sniCertKeys.map(sni.parseSniEntry)) : [];
   return {
     key,

@@ -9,8 +9,8 @@
  */
 import {Agent, get} from 'node:https';
 import {createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload} from 'jose';
-import type {TokenAuthenticator, TokenResult} from './token-authenticator.js';
-import type {UserInfo} from './user.js';
+import type {TokenAuthenticator, TokenResult} from '../../shared/authentication/token-authenticator.js';
+import type {UserInfo} from '../../shared/authentication/user.js';
 
 export interface OidcOptions {
   issuerUrl: string;

@@ -7,14 +7,14 @@
  * skip authorization; without a client to ask, every other request is forbidden, as upstream.
  */
 import type {IncomingMessage} from 'node:http';
-import type {RestClient} from '../../client/rest-client.js';
-import {names} from '../../api/names.js';
-import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from '../apiserver/auth/attributes.js';
-import type {RequestAuthenticator} from '../apiserver/auth/authenticator.js';
-import {headerValue} from '../apiserver/auth/request.js';
-import {bearerToken} from '../apiserver/auth/token-file.js';
-import {anonymousUser, type UserInfo} from '../apiserver/auth/user.js';
-import {WebhookAuthorizer} from '../apiserver/auth/webhook-authorizer.js';
+import type {RestClient} from '../../../client/rest-client.js';
+import {names} from '../../../api/names.js';
+import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from '../authorization/attributes.js';
+import type {RequestAuthenticator} from '../authentication/authenticator.js';
+import {headerValue} from '../authentication/request.js';
+import {bearerToken} from '../authentication/token-file.js';
+import {anonymousUser, type UserInfo} from '../authentication/user.js';
+import {WebhookAuthorizer} from '../authorization/webhook-authorizer.js';
 
 /** Upstream's path matcher of --authorization-always-allow-paths: exact, or a prefix ending in `*`. */
 export function alwaysAllowedPath(patterns: readonly string[], path: string): boolean {

@@ -2,8 +2,8 @@
  * The HTTP side of the health endpoints: `GET /healthz|/livez|/readyz` (health.md §2) and
  * `GET /<root>/<check name>` (§3). Any method is answered, as upstream's mux does.
  */
-import {requestPath, requestQuery, type RequestLike, type ResponseLike} from '../filters/http-types.js';
-import {writeHttpError} from '../filters/status.js';
+import {requestPath, requestQuery, type RequestLike, type ResponseLike} from '../http/http-types.js';
+import {writeHttpError} from '../http/status.js';
 import {runCheck} from './check.js';
 import type {HealthRegistry, HealthRoot} from './registry.js';
 import {parseHealthQuery} from './render.js';

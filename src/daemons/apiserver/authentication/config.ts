@@ -3,18 +3,18 @@
  * they name once at start. Every problem is an error naming the option and file.
  */
 import {readFile} from 'node:fs/promises';
-import type {X509Certificate} from 'node:crypto';
-import {RequestAuthenticator} from './authenticator.js';
-import {loadTokenFile} from './token-file.js';
-import {parseCertificateBundle} from './x509.js';
+import {RequestAuthenticator} from '../../shared/authentication/authenticator.js';
+import {loadTokenFile} from '../../shared/authentication/token-file.js';
+import {parseCertificateBundle} from '../../shared/authentication/x509.js';
+import {loadClientCas} from '../../shared/authentication/client-certificates.js';
 import {resolveClientConfig} from '../../../client/orchconfig.js';
 import {RestClient} from '../../../client/rest-client.js';
-import {TOKEN_REVIEW_VERSIONS, WebhookTokenAuthenticator, type TokenReviewVersion} from './webhook-token.js';
-import {RequestHeaderAuthenticator, type RequestHeaderOptions} from './request-header.js';
+import {TOKEN_REVIEW_VERSIONS, WebhookTokenAuthenticator, type TokenReviewVersion} from '../../shared/authentication/webhook-token.js';
+import {RequestHeaderAuthenticator, type RequestHeaderOptions} from '../../shared/authentication/request-header.js';
 import {BootstrapTokenAuthenticator} from './bootstrap-token.js';
 import type {ObjectGetter} from './serviceaccount/authenticator.js';
 import {OidcAuthenticator, type OidcOptions} from './oidc.js';
-import {audienceAgnostic, CachedTokenAuthenticator, staticTokens, TOKEN_SUCCESS_CACHE_TTL_MS, TokenUnion, type TokenAuthenticator} from './token-authenticator.js';
+import {audienceAgnostic, CachedTokenAuthenticator, staticTokens, TOKEN_SUCCESS_CACHE_TTL_MS, TokenUnion, type TokenAuthenticator} from '../../shared/authentication/token-authenticator.js';
 import {createServiceAccountTokens, type ServiceAccountOptions, type ServiceAccountSetup} from './serviceaccount/setup.js';
 
 export interface AuthenticationOptions {
@@ -55,17 +55,7 @@ export interface AuthenticationSetup {
 }
 
 export async function createAuthentication(options: AuthenticationOptions): Promise<AuthenticationSetup> {
-  const clientCas: X509Certificate[] = [];
-  if (options.clientCaFile) {
-    let pem: string;
-    try {
-      pem = await readFile(options.clientCaFile, 'utf8');
-    } catch (error) {
-      throw new Error(`--client-ca-file: ${(error as Error).message}`);
-    }
-    clientCas.push(...parseCertificateBundle(pem, `--client-ca-file ${options.clientCaFile}`));
-  }
-  if (options.generatedCaPem) clientCas.push(...parseCertificateBundle(options.generatedCaPem, 'the generated CA'));
+  const clientCas = await loadClientCas(options);
   let requestHeader: RequestHeaderAuthenticator | undefined;
   let requestHeaderInfo: AuthenticationSetup['requestHeader'];
   if (options.requestHeader) {

@@ -5,10 +5,10 @@
  * are reported in the reason (`RBAC: clusterrole.rbac.orch.io "x" not found`). Pure: the objects
  * come from a policy source (an in-memory index the server keeps in step with storage).
  */
-import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from './attributes.js';
+import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from '../../shared/authorization/attributes.js';
 import {names} from '../../../api/names.js';
 import {type ClusterRole, type ClusterRoleBinding, type PolicyRule, type RbacObject, type Role, type RoleBinding, type Subject} from './rbac-types.js';
-import {splitServiceAccountUser, type UserInfo} from './user.js';
+import {splitServiceAccountUser, type UserInfo} from '../../shared/authentication/user.js';
 
 export interface RbacPolicySource {
   getRole(namespace: string, name: string): Role | undefined;

@@ -13,7 +13,7 @@ import {createPublicKey, generateKeyPairSync, type KeyObject} from 'node:crypto'
 import {readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {names} from '../../../../api/names.js';
-import {privateKeyFromPem, publicKeysFromPem, signingAlgorithm} from '../../../serving/jwt-keys.js';
+import {privateKeyFromPem, publicKeysFromPem, signingAlgorithm} from '../../../shared/serving/jwt-keys.js';
 import {ServiceAccountTokenAuthenticator, type ObjectGetter} from './authenticator.js';
 import {TokenIssuer} from './issuer.js';
 

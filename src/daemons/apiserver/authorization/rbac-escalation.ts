@@ -7,7 +7,7 @@
  * message) is pure; the guard asks the request's authorizer and the RBAC rules of the user.
  */
 import type {PolicyRule, RoleRef} from './rbac-types.js';
-import {MASTERS_GROUP, type UserInfo} from './user.js';
+import {MASTERS_GROUP, type UserInfo} from '../../shared/authentication/user.js';
 
 const has = (set: readonly string[] | undefined, item: string) => (set ?? []).includes(item);
 const hasAll = (set: readonly string[] | undefined, items: readonly string[] | undefined) => (items ?? []).every((i) => has(set, i));

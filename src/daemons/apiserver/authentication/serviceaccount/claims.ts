@@ -9,7 +9,7 @@
  * domain (`orch.io`), as every other product key of that set.
  */
 import {names} from '../../../../api/names.js';
-import {serviceAccountGroups, serviceAccountUser, type UserInfo} from '../user.js';
+import {serviceAccountGroups, serviceAccountUser, type UserInfo} from '../../../shared/authentication/user.js';
 
 /** What a service account token identifies. */
 export interface ServiceAccountInfo {

@@ -9,7 +9,7 @@
  * so that they grant them on a server that runs without a controller manager.
  */
 import {rbacApiVersion, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type Subject} from './rbac-types.js';
-import {AUTHENTICATED_GROUP, MASTERS_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP} from './user.js';
+import {AUTHENTICATED_GROUP, MASTERS_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP} from '../../shared/authentication/user.js';
 import {names, type NameSet, type NameSetId} from '../../../api/names.js';
 
 const CORE = '';

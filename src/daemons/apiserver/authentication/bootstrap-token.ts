@@ -11,8 +11,8 @@ import {timingSafeEqual} from 'node:crypto';
 import {names} from '../../../api/names.js';
 import type {JsonObject} from '../../../patch/types.js';
 import type {ObjectGetter} from './serviceaccount/authenticator.js';
-import type {TokenAuthenticator, TokenResult} from './token-authenticator.js';
-import type {UserInfo} from './user.js';
+import type {TokenAuthenticator, TokenResult} from '../../shared/authentication/token-authenticator.js';
+import type {UserInfo} from '../../shared/authentication/user.js';
 
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';
 export const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';

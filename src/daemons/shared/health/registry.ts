@@ -13,7 +13,7 @@
  * sequence checks (the `poststarthook/*` ones) pass on livez without running until
  * --livez-grace-period has passed since they were registered.
  */
-import {systemClock, type Clock} from '../lifecycle/clock.js';
+import {systemClock, type Clock} from '../clock.js';
 import {pingCheck, type HealthCheck, type HealthLogger} from './check.js';
 import {evaluateRoot, type RootResult} from './render.js';
 

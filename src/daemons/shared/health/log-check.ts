@@ -3,7 +3,7 @@
  * flushes the log once a minute; the check fails with `logging blocked` when no flush has completed
  * for two minutes (a log pipe nobody reads would otherwise hang the server silently).
  */
-import {systemClock, type Clock, type TimerHandle} from '../lifecycle/clock.js';
+import {systemClock, type Clock, type TimerHandle} from '../clock.js';
 import type {HealthCheck} from './check.js';
 
 const FLUSH_INTERVAL_MS = 60_000;

@@ -8,11 +8,11 @@
  * users get no opinion. Pairs with the NodeRestriction admission plugin, which limits what a node
  * may write to its own objects. Pure, given the graph.
  */
-import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from './attributes.js';
+import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from '../../shared/authorization/attributes.js';
 import type {PolicyRule} from './rbac-types.js';
 import {ruleAllows} from './rbac.js';
 import type {NodeGraph, VertexType} from './node-graph.js';
-import type {UserInfo} from './user.js';
+import type {UserInfo} from '../../shared/authentication/user.js';
 import {names} from '../../../api/names.js';
 
 const noOpinion = (reason = ''): AuthorizationResult => ({decision: 'NoOpinion', reason});

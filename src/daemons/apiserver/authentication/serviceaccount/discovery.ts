@@ -6,7 +6,7 @@
  */
 import type {KeyObject} from 'node:crypto';
 import {exportJWK} from 'jose';
-import {keyIdOf, signingAlgorithm} from '../../../serving/jwt-keys.js';
+import {keyIdOf, signingAlgorithm} from '../../../shared/serving/jwt-keys.js';
 
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
 export const JWKS_PATH = '/openid/v1/jwks';

@@ -6,7 +6,7 @@
 import type {JsonObject} from '../../../patch/types.js';
 import type {RulesReviewStatus} from '../rest/reviews.js';
 import {RbacAuthorizer, type RbacPolicySource} from './rbac.js';
-import {MASTERS_GROUP, type UserInfo} from './user.js';
+import {MASTERS_GROUP, type UserInfo} from '../../shared/authentication/user.js';
 
 const EVERYTHING: RulesReviewStatus = {
   resourceRules: [{verbs: ['*'], apiGroups: ['*'], resources: ['*']}],
