@@ -3,6 +3,7 @@
  * file (inline and by path, YAML and JSON, both name sets), building the chain (plugins not built
  * yet, factory errors), and the README keeping the plugin list of plugin-names.ts.
  */
+import {afterEach, beforeEach, describe, expect, it} from '@jest/globals';
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join, resolve} from 'node:path';
