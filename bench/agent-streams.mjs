@@ -8,15 +8,17 @@
 //     (target: at least 0.3x), with the default kubectl (WebSocket tunnel) and kubectl 1.27 (SPDY).
 // Run `npm run build` first. Whole run: about 30 s on 2 CPUs.
 import {execFileSync, spawn} from 'node:child_process';
-import {mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs';
+import {mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync} from 'node:fs';
 import net from 'node:net';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {startReferenceRelay} from './reference-relay.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.RUNS ?? 10);
 const BYTES = Number(process.env.BYTES ?? 64 * 1024 * 1024);
+const COPIES = Number(process.env.COPIES ?? 3);
 const kubectlDir = dirname(realpathSync(execFileSync('sh', ['-c', 'command -v kubectl']).toString().trim()));
 
 function freePort() {
@@ -58,6 +60,13 @@ function cpuMs(pid) {
   }
 }
 
+/** The API server's certificate directory under `orch up`'s data directory (the one with apiserver.crt). */
+function findCertDir(dataDir) {
+  const found = readdirSync(dataDir, {recursive: true}).find((f) => f.endsWith('apiserver.crt'));
+  if (!found) throw new Error(`no apiserver.crt under ${dataDir}`);
+  return dirname(join(dataDir, found));
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Reads everything a TCP server at port sends; resolves with the milliseconds it took. */
@@ -75,8 +84,11 @@ function readAll(port, expected) {
 export async function benchStreams() {
   const dir = mkdtempSync(join(tmpdir(), 'orch-bench-streams-'));
   const [api, cm, agent, readOnly, healthz, podPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  // UP_NODE_ARGS passes flags to the `orch up` process only (e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
+  // or '--trace-gc'); UP_LOG names a file that receives its output.
+  const nodeArgs = (process.env.UP_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const up = spawn(process.execPath, [
-    join(root, 'bin', 'run.js'), 'up', '--data-dir', join(dir, 'data'),
+    ...nodeArgs, join(root, 'bin', 'run.js'), 'up', '--data-dir', join(dir, 'data'),
     '--apiserver-arg', `secure-port=${api}`, '--apiserver-arg', 'bind-address=127.0.0.1',
     '--controller-manager-arg', `secure-port=${cm}`, '--controller-manager-arg', 'bind-address=127.0.0.1',
     '--agent-arg', `port=${agent}`, '--agent-arg', `read-only-port=${readOnly}`, '--agent-arg', `healthz-port=${healthz}`, '--agent-arg', 'address=127.0.0.1',
@@ -109,36 +121,61 @@ export async function benchStreams() {
       gets.push(await time(['get', 'pod', 'bench']));
       execs.push(await time(['exec', 'bench', '--', 'true']));
     }
-    const getMs = median(gets);
-    const execMs = median(execs);
     console.log(`\n[streams] (orch up, kubectl ${execFileSync(k, ['version', '--client', '-o', 'json']).toString().match(/"gitVersion":\s*"([^"]+)"/)?.[1]})`);
-    console.log(`  kubectl get pod (median of ${RUNS}):        ${getMs.toFixed(0)} ms`);
-    console.log(`  kubectl exec -- true (median of ${RUNS}):   ${execMs.toFixed(0)} ms   ratio exec/get ${(execMs / getMs).toFixed(2)}x`);
+    if (RUNS > 0) {
+      const [getMs, execMs] = [median(gets), median(execs)];
+      console.log(`  kubectl get pod (median of ${RUNS}):        ${getMs.toFixed(0)} ms`);
+      console.log(`  kubectl exec -- true (median of ${RUNS}):   ${execMs.toFixed(0)} ms   ratio exec/get ${(execMs / getMs).toFixed(2)}x`);
+    }
 
-    // (b) port-forward throughput against a direct copy
-    const direct = median([await readAll(podPort, BYTES), await readAll(podPort, BYTES), await readAll(podPort, BYTES)]);
+    // (b) port-forward throughput against a direct copy and against the reference relay (Node TLS byte
+    // pipes over the same hops, bench/reference-relay.mjs), interleaved: each of COPIES rounds copies
+    // once each way, so that a machine whose load changes meanwhile weighs on all of them alike.
     const mib = BYTES / 1024 / 1024;
-    console.log(`  direct TCP copy of ${mib} MiB:              ${direct.toFixed(0)} ms   ${(mib / (direct / 1000)).toFixed(0)} MiB/s`);
-    for (const [label, binary] of [['WebSocket tunnel', k], ['SPDY, kubectl 1.27', join(kubectlDir, 'kubectl.1.27')]]) {
-      const local = await freePort();
-      const forward = spawn(binary, ['--kubeconfig', kubeconfig, 'port-forward', 'pod/bench', `${local}:${podPort}`], {stdio: ['ignore', 'pipe', 'pipe']});
-      let out = '';
-      forward.stdout.on('data', (d) => (out += d));
-      try {
+    const ways = [{label: 'direct TCP copy', port: podPort, pids: [], ms: [], cpu: []}];
+    const reference = await startReferenceRelay(podPort, findCertDir(join(dir, 'data')));
+    ways.push({label: 'reference relay', port: reference.port, pids: [reference.relayPid, reference.clientPid], ms: [], cpu: []});
+    const forwards = [];
+    try {
+      for (const [label, binary] of [['WebSocket tunnel', k], ['SPDY, kubectl 1.27', join(kubectlDir, 'kubectl.1.27')]]) {
+        const local = await freePort();
+        const forward = spawn(binary, ['--kubeconfig', kubeconfig, 'port-forward', 'pod/bench', `${local}:${podPort}`], {stdio: ['ignore', 'pipe', 'pipe']});
+        forwards.push(forward);
+        let out = '';
+        forward.stdout.on('data', (d) => (out += d));
         await until('the forward', async () => out.includes('Forwarding from'));
-        const [orch0, kubectl0] = [cpuMs(up.pid), cpuMs(forward.pid)];
-        const through = median([await readAll(local, BYTES), await readAll(local, BYTES), await readAll(local, BYTES)]);
-        const [orchCpu, kubectlCpu] = [(cpuMs(up.pid) - orch0) / 3, (cpuMs(forward.pid) - kubectl0) / 3];
-        console.log(`  port-forward (${label}):${' '.repeat(Math.max(1, 20 - label.length))}${through.toFixed(0)} ms   ${(mib / (through / 1000)).toFixed(0)} MiB/s   ratio to direct ${(direct / through).toFixed(2)}x (target >= 0.3x)`);
-        console.log(`    CPU per copy: orch (API server + agent) ${orchCpu.toFixed(0)} ms, kubectl ${kubectlCpu.toFixed(0)} ms`);
-      } finally {
-        forward.kill('SIGTERM');
+        ways.push({label: `port-forward (${label})`, port: local, pids: [up.pid, forward.pid], ms: [], cpu: []});
       }
+      for (const way of ways) await readAll(way.port, BYTES); // warm-up: connections, JIT
+      for (let round = 0; round < COPIES; round++) {
+        for (const way of ways) {
+          const before = way.pids.map(cpuMs);
+          way.ms.push(await readAll(way.port, BYTES));
+          way.cpu.push(way.pids.map((pid, i) => cpuMs(pid) - before[i]));
+        }
+      }
+    } finally {
+      for (const forward of forwards) forward.kill('SIGTERM');
+      reference.stop();
+    }
+    const [direct, ref] = ways.map((w) => median(w.ms));
+    const cpu = (way, i) => median(way.cpu.map((c) => c[i])).toFixed(0);
+    const pad = (label) => label + ' '.repeat(Math.max(1, 38 - label.length));
+    console.log(`  ${mib} MiB from a pod's TCP server, median of ${COPIES} rounds (each way once per round):`);
+    for (const way of ways) {
+      const ms = median(way.ms);
+      let line = `  ${pad(way.label + ':')}${ms.toFixed(0).padStart(5)} ms ${(mib / (ms / 1000)).toFixed(0).padStart(5)} MiB/s`;
+      if (way.port !== podPort) line += `   ratio to direct ${(direct / ms).toFixed(2)}x`;
+      if (way.label.startsWith('port-forward')) line += ` (target >= 0.3x), to the reference ${(ref / ms).toFixed(2)}x`;
+      console.log(line);
+      if (way.label === 'reference relay') console.log(`    CPU per copy: relay (API server + agent part) ${cpu(way, 0)} ms, client (kubectl's part) ${cpu(way, 1)} ms`);
+      else if (way.pids.length) console.log(`    CPU per copy: orch (API server + agent) ${cpu(way, 0)} ms, kubectl ${cpu(way, 1)} ms`);
     }
   } finally {
     up.kill('SIGTERM');
     await Promise.race([new Promise((r) => up.once('exit', r)), new Promise((r) => setTimeout(r, 15_000))]);
     if (up.exitCode === null) up.kill('SIGKILL');
+    if (process.env.UP_LOG) writeFileSync(process.env.UP_LOG, log);
     rmSync(dir, {recursive: true, force: true});
   }
 }
