@@ -19,6 +19,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.RUNS ?? 10);
 const BYTES = Number(process.env.BYTES ?? 64 * 1024 * 1024);
 const COPIES = Number(process.env.COPIES ?? 3);
+/** Which kubectl port-forwards to measure: ws (the default kubectl), spdy (kubectl 1.27). */
+const FORWARDS = (process.env.FORWARDS ?? 'ws,spdy').split(',');
 const kubectlDir = dirname(realpathSync(execFileSync('sh', ['-c', 'command -v kubectl']).toString().trim()));
 
 function freePort() {
@@ -137,7 +139,8 @@ export async function benchStreams() {
     ways.push({label: 'reference relay', port: reference.port, pids: [reference.relayPid, reference.clientPid], ms: [], cpu: []});
     const forwards = [];
     try {
-      for (const [label, binary] of [['WebSocket tunnel', k], ['SPDY, kubectl 1.27', join(kubectlDir, 'kubectl.1.27')]]) {
+      const kubectls = {ws: ['WebSocket tunnel', k], spdy: ['SPDY, kubectl 1.27', join(kubectlDir, 'kubectl.1.27')]};
+      for (const [label, binary] of FORWARDS.map((f) => kubectls[f])) {
         const local = await freePort();
         const forward = spawn(binary, ['--kubeconfig', kubeconfig, 'port-forward', 'pod/bench', `${local}:${podPort}`], {stdio: ['ignore', 'pipe', 'pipe']});
         forwards.push(forward);
