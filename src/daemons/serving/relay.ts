@@ -45,11 +45,16 @@ export function overRelayLimit(to: Writable, limit = RELAY_LIMIT): boolean {
 /** Read buffers of one size, reused; at most `keep` wait for reuse (the rest are left to the GC). */
 export class ReadBuffers {
   private readonly free: Buffer[] = [];
+  /** How many buffers were ever allocated (tests compare it with the reads served). */
+  allocated = 0;
 
   constructor(readonly size: number, private readonly keep: number) {}
 
   take(): Buffer {
-    return this.free.pop() ?? Buffer.allocUnsafeSlow(this.size);
+    const reused = this.free.pop();
+    if (reused) return reused;
+    this.allocated++;
+    return Buffer.allocUnsafeSlow(this.size);
   }
 
   give(buffer: Buffer): void {
