@@ -7,49 +7,10 @@
  */
 import {namesOption} from './names-option.js';
 import type { OptionTable } from './spec.js';
+import {ADMISSION_PLUGIN_NAMES_SORTED} from '../daemons/apiserver/admission/plugin-names.js';
 
 /** Admission plugin names the seed lists; --enable/--disable-admission-plugins accept only these. */
-const ADMISSION_PLUGINS = [
-  'AlwaysAdmit',
-  'AlwaysDeny',
-  'AlwaysPullImages',
-  'CertificateApproval',
-  'CertificateSigning',
-  'CertificateSubjectRestriction',
-  'ClusterTrustBundleAttest',
-  'DefaultIngressClass',
-  'DefaultStorageClass',
-  'DefaultTolerationSeconds',
-  'DenyServiceExternalIPs',
-  'EventRateLimit',
-  'ExtendedResourceToleration',
-  'ImagePolicyWebhook',
-  'LimitPodHardAntiAffinityTopology',
-  'LimitRanger',
-  'MutatingAdmissionPolicy',
-  'MutatingAdmissionWebhook',
-  'NamespaceAutoProvision',
-  'NamespaceExists',
-  'NamespaceLifecycle',
-  'NodeDeclaredFeatureValidator',
-  'NodeRestriction',
-  'OwnerReferencesPermissionEnforcement',
-  'PersistentVolumeClaimResize',
-  'PodGroupProtection',
-  'PodNodeSelector',
-  'PodResizeValidator',
-  'PodSecurity',
-  'PodTolerationRestriction',
-  'PodTopologyLabels',
-  'Priority',
-  'ResourceQuota',
-  'RuntimeClass',
-  'ServiceAccount',
-  'StorageObjectInUseProtection',
-  'TaintNodesByCondition',
-  'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionWebhook',
-] as const;
+const ADMISSION_PLUGINS = ADMISSION_PLUGIN_NAMES_SORTED;
 
 const AUDIT_MODES = ['batch', 'blocking', 'blocking-strict'] as const;
 const PORT = { min: 0, max: 65535 } as const;
@@ -72,23 +33,23 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'enable-admission-plugins', type: 'strings', seedType: 'strings', seedDefault: 'none',
     enum: ADMISSION_PLUGINS, repeatable: true,
-    help: 'Admission plugins to turn on on top of the default set.', section: ADMISSION, implemented: false,
+    help: 'Admission plugins to turn on on top of the default set.', section: ADMISSION, implemented: true,
   },
   {
     name: 'disable-admission-plugins', type: 'strings', seedType: 'strings', seedDefault: 'none',
     enum: ADMISSION_PLUGINS, repeatable: true,
     help: 'Admission plugins to turn off even though the default set includes them.', section: ADMISSION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'admission-control', type: 'strings', seedType: 'strings', seedDefault: 'none',
     enum: ADMISSION_PLUGINS, repeatable: true,
     deprecated: 'enable-admission-plugins and disable-admission-plugins',
-    help: 'Old way to list admission plugins.', section: ADMISSION, implemented: false,
+    help: 'Old way to list admission plugins.', section: ADMISSION, implemented: true,
   },
   {
     name: 'admission-control-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Path of a file that configures the admission plugins.', section: ADMISSION, implemented: false,
+    help: 'Path of a file that configures the admission plugins.', section: ADMISSION, implemented: true,
   },
 
   // --- Serving and network ---

@@ -9,10 +9,10 @@ import {afterEach, describe, expect, it} from '@jest/globals';
 import {createHash, randomBytes} from 'node:crypto';
 import net from 'node:net';
 import tls from 'node:tls';
-import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateCa, generateServingCertificate} from '../../src/daemons/shared/pki/certificates.js';
 import {SpdyDecoder, SpdyEncoder} from '../../src/daemons/agent/streaming/spdy-frames.js';
 import {SpdySession, type SpdyStream} from '../../src/daemons/agent/streaming/spdy-session.js';
-import {ReadBuffers, relayEnd, relayReads} from '../../src/daemons/serving/relay.js';
+import {ReadBuffers, relayEnd, relayReads} from '../../src/daemons/shared/serving/relay.js';
 
 const BYTES = 8 * 1024 * 1024;
 const cleanup: (() => void)[] = [];

@@ -13,7 +13,7 @@ import tls from 'node:tls';
 import {writeStatusObject} from './filters/index.js';
 import {agentEndpoint, chooseContainer, type AgentTls, type PodLike} from './pod-logs.js';
 import type {Store} from './storage/store.js';
-import {TLS_READ_BUFFERS, relay, relayEnd, relayReads} from '../serving/relay.js';
+import {TLS_READ_BUFFERS, relay, relayEnd, relayReads} from '../shared/serving/relay.js';
 
 export const POD_STREAM_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/;
 
@@ -51,6 +51,23 @@ export function agentQuery(subresource: string, query: URLSearchParams): URLSear
   for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (truthy(query.get(flag))) out.set(flag, '1');
   if (subresource === 'exec') for (const word of query.getAll('command')) out.append('command', word);
   return out;
+}
+
+/**
+ * The connect options of an exec, attach or port-forward request, as admission sees them
+ * (upstream's PodExecOptions, PodAttachOptions, PodPortForwardOptions decoded from the query).
+ */
+export function connectOptions(subresource: string, query: URLSearchParams): {[key: string]: string | boolean | string[] | number[]} {
+  if (subresource === 'portforward') {
+    const ports = query.getAll('ports').flatMap((p) => p.split(',')).map(Number).filter((n) => Number.isInteger(n));
+    return {kind: 'PodPortForwardOptions', apiVersion: 'v1', ...(ports.length ? {ports} : {})};
+  }
+  const options: {[key: string]: string | boolean | string[]} = {kind: subresource === 'exec' ? 'PodExecOptions' : 'PodAttachOptions', apiVersion: 'v1'};
+  for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (truthy(query.get(flag))) options[flag] = true;
+  const container = query.get('container');
+  if (container) options.container = container;
+  if (subresource === 'exec') options.command = query.getAll('command');
+  return options;
 }
 
 export async function servePodStream(

@@ -8,7 +8,7 @@
  */
 import net from 'node:net';
 import type {SpdySession, SpdyStream} from './spdy-session.js';
-import {TCP_READ_BUFFERS, relay, relayEnd, relayReads} from '../../serving/relay.js';
+import {TCP_READ_BUFFERS, relay, relayEnd, relayReads} from '../../shared/serving/relay.js';
 
 export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 

@@ -15,7 +15,7 @@ import {isJsonObject, type JsonObject, type JsonValue} from '../../../patch/type
 import type {RegistryStore} from './registry-store.js';
 import {stringAt, valueAt} from './objects.js';
 import type {ApiRequest, ApiResponse} from './types.js';
-import {sendContinue} from '../../serving/http1-requests.js';
+import {sendContinue} from '../../shared/serving/http1-requests.js';
 
 export interface AgentTls {
   ca?: string;
@@ -118,6 +118,12 @@ export function proxiedPath(url: string, resource: string, name: string): string
   const at = parsed.pathname.indexOf(marker);
   const rest = at >= 0 ? parsed.pathname.slice(at + marker.length) : '/';
   return `${rest.startsWith('/') ? rest : `/${rest}`}${parsed.search}`;
+}
+
+/** The connect options admission sees for a proxy request (upstream's PodProxyOptions, NodeProxyOptions, ServiceProxyOptions). */
+export function proxyOptions(resource: string, path: string): {kind: string; apiVersion: string; path?: string} {
+  const kind = resource === 'nodes' ? 'NodeProxyOptions' : resource === 'services' ? 'ServiceProxyOptions' : 'PodProxyOptions';
+  return {kind, apiVersion: 'v1', ...(path ? {path} : {})};
 }
 
 /** Forwards the request to the target and streams the answer back. */
