@@ -42,7 +42,10 @@ export function overRelayLimit(to: Writable, limit = RELAY_LIMIT): boolean {
   return to.writableLength > limit;
 }
 
-/** Read buffers of one size, reused; at most `keep` wait for reuse (the rest are left to the GC). */
+/**
+ * Read buffers of one size, reused; at most `keep` wait for reuse (the rest are left to the GC).
+ * The pools below keep 2 MiB each at most: what two relay allowances hold in flight.
+ */
 export class ReadBuffers {
   private readonly free: Buffer[] = [];
   /** How many buffers were ever allocated (tests compare it with the reads served). */
