@@ -11,7 +11,7 @@
  */
 import {EventEmitter} from 'node:events';
 import {Duplex} from 'node:stream';
-import {ReadBuffers, RELAY_LIMIT, overRelayLimit} from '../../shared/serving/relay.js';
+import {BufferPool, RELAY_LIMIT, overRelayLimit} from '../../shared/serving/relay.js';
 import {RstStatus, SpdyDecoder, SpdyEncoder, type SpdyFrame, type SpdyHeaders} from './spdy-frames.js';
 
 /** Largest DATA frame written (spdystream reads frames of any size up to 16 MiB). */
@@ -21,7 +21,7 @@ const MAX_DATA_FRAME = 64 * 1024;
  * transport has written it: a new buffer per frame would be 64 KiB of fresh ArrayBuffer each time,
  * which keeps V8 collecting (see ../../shared/serving/relay.ts).
  */
-const FRAME_BUFFERS = new ReadBuffers(8 + MAX_DATA_FRAME, (2 * RELAY_LIMIT) / MAX_DATA_FRAME);
+const FRAME_BUFFERS = new BufferPool(8 + MAX_DATA_FRAME, (2 * RELAY_LIMIT) / MAX_DATA_FRAME);
 /** How long a closed connection waits for the client to hang up before the socket is destroyed. */
 const CLOSE_GRACE_MS = 10_000;
 

@@ -43,10 +43,10 @@ export function overRelayLimit(to: Writable, limit = RELAY_LIMIT): boolean {
 }
 
 /**
- * Read buffers of one size, reused; at most `keep` wait for reuse (the rest are left to the GC).
- * The pools below keep 2 MiB each at most: what two relay allowances hold in flight.
+ * Buffers of one size for reads and frames, reused; at most `keep` wait for reuse (the rest are
+ * left to the GC). The pools here keep 2 MiB each at most: what two relay allowances hold in flight.
  */
-export class ReadBuffers {
+export class BufferPool {
   private readonly free: Buffer[] = [];
   /** How many buffers were ever allocated (tests compare it with the reads served). */
   allocated = 0;
@@ -70,9 +70,9 @@ export class ReadBuffers {
 }
 
 /** For TLS connections: a read hands over at most one record's plaintext (16 KiB). */
-export const TLS_READ_BUFFERS = new ReadBuffers(16 * 1024, (2 * RELAY_LIMIT) / (16 * 1024));
+export const TLS_READ_BUFFERS = new BufferPool(16 * 1024, (2 * RELAY_LIMIT) / (16 * 1024));
 /** For plain TCP connections: libuv's own read size (64 KiB). */
-export const TCP_READ_BUFFERS = new ReadBuffers(64 * 1024, (2 * RELAY_LIMIT) / (64 * 1024));
+export const TCP_READ_BUFFERS = new BufferPool(64 * 1024, (2 * RELAY_LIMIT) / (64 * 1024));
 
 export interface OnRead {
   buffer: () => Buffer;
@@ -83,7 +83,7 @@ export interface OnRead {
  * The `onread` option of net.connect / tls.connect that relays what the socket reads into `to`
  * with relay()'s allowance. The caller ends `to` on the socket's 'end' (see relayEnd).
  */
-export function relayReads(to: () => Writable | undefined, buffers: ReadBuffers, limit = RELAY_LIMIT): OnRead {
+export function relayReads(to: () => Writable | undefined, buffers: BufferPool, limit = RELAY_LIMIT): OnRead {
   let waiting = false;
   return {
     buffer: () => buffers.take(),
