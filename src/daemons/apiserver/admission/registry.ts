@@ -6,7 +6,11 @@
 import type {AdmissionPluginFactory} from './interfaces.js';
 import type {AdmissionPluginName} from './plugin-names.js';
 import {NamespaceLifecycle} from './plugins/namespace-lifecycle.js';
+import {createEventRateLimit} from './plugins/event-rate-limit.js';
+import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
+  EventRateLimit: createEventRateLimit,
+  ResourceQuota: createResourceQuotaAdmission,
 };
