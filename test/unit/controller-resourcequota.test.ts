@@ -119,7 +119,7 @@ describe('resourcequota controller', () => {
   it('reports its quotas and workers', async () => {
     const running = await h.start(resourceQuotaController, {'concurrent-resource-quota-syncs': 3});
     await createQuota({pods: '1'});
-    await eventually(async () => (running.snapshot().details?.statusWrites ?? 0) > 0 || undefined, 5000, 'a status write');
+    await eventually(async () => Number(running.snapshot().details?.statusWrites ?? 0) > 0 || undefined, 5000, 'a status write');
     expect(running.snapshot()).toMatchObject({name: 'resourcequota', workers: 3, details: {quotas: 1}});
   });
 });
