@@ -202,6 +202,12 @@ describe('ResourceQuota in the REST API', () => {
     expect((await call(api, 'GET', PODS)).body.items).toHaveLength(5);
   });
 
+  it('events are never counted, as upstream ignores them', async () => {
+    await makeQuota({'count/events': '0'});
+    const event = {apiVersion: 'v1', kind: 'Event', metadata: {name: 'e'}, involvedObject: {kind: 'Pod', name: 'p', namespace: 'default'}, reason: 'R', message: 'm'};
+    expect((await call(api, 'POST', '/api/v1/namespaces/default/events', {body: event})).status).toBe(201);
+  });
+
   it('a dry run is checked but charges nothing', async () => {
     await makeQuota({pods: '1'});
     expect((await call(api, 'POST', `${PODS}?dryRun=All`, {body: podBody('d')})).status).toBe(201);

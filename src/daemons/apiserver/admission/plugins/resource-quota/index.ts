@@ -4,14 +4,26 @@
  * and charges what it admits to the quotas' status.used, before the object is stored. Writes to
  * subresources, events (upstream's ignored resource) and namespaces themselves are not counted.
  */
+import {names} from '../../../../../api/names.js';
 import type {JsonObject} from '../../../../../patch/types.js';
 import {evaluatorFor} from '../../../../shared/quota/evaluators.js';
 import type {AdmissionAttributes, AdmissionObjects, AdmissionPlugin, AdmissionPluginContext} from '../../interfaces.js';
 import {parseResourceQuotaConfiguration} from './config.js';
 import {QuotaChargeQueue, type QuotaAccess} from './evaluator.js';
 
-/** Resources quota never counts (upstream's DefaultIgnoredResources). */
-const IGNORED = new Set(['/events']);
+/**
+ * Resources quota never counts (upstream's DefaultIgnoredResources): virtual ones that are not
+ * stored (bindings, reviews) and events, which were never quota-ed.
+ */
+function ignoredResources(): Set<string> {
+  const g = names().groups;
+  return new Set([
+    '/bindings', '/componentstatuses', `${g.authentication}/tokenreviews`, `${g.authentication}/selfsubjectreviews`,
+    `${g.authorization}/subjectaccessreviews`, `${g.authorization}/selfsubjectaccessreviews`,
+    `${g.authorization}/localsubjectaccessreviews`, `${g.authorization}/selfsubjectrulesreviews`,
+    '/events', `${g.events}/events`,
+  ]);
+}
 
 /** The quota access of the server's registries. */
 export function registryQuotaAccess(objects: AdmissionObjects): QuotaAccess {
@@ -27,6 +39,7 @@ export function registryQuotaAccess(objects: AdmissionObjects): QuotaAccess {
 export class ResourceQuotaAdmission implements AdmissionPlugin {
   readonly name = 'ResourceQuota';
   private readonly queue: QuotaChargeQueue;
+  private readonly ignored = ignoredResources();
 
   constructor(context: Pick<AdmissionPluginContext, 'configuration' | 'configurationSource' | 'clock'>, access: QuotaAccess) {
     const configuration = parseResourceQuotaConfiguration(context.configuration, context.configurationSource);
@@ -41,7 +54,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     const {resource} = attributes;
     if (attributes.subresource !== '' || !attributes.namespace || !resource.namespaced) return;
     if (resource.group === '' && resource.kind === 'Namespace') return;
-    if (IGNORED.has(`${resource.group}/${resource.plural}`)) return;
+    if (this.ignored.has(`${resource.group}/${resource.plural}`)) return;
     const evaluator = evaluatorFor(resource.group, resource.plural);
     if (!evaluator.handles(attributes.operation, attributes.subresource, attributes.object, attributes.oldObject)) return;
     await this.queue.evaluate(
