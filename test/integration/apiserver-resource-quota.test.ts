@@ -11,7 +11,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {names} from '../../src/api/names.js';
-import {kubectl, sleep, startApiServerProcess, type ServerProcess} from '../helpers/apiserver.js';
+import {kubectl, sleep, startApiServer, startApiServerProcess, type ServerProcess} from '../helpers/apiserver.js';
 import {startControllerManager, type ControllerManagerProcess} from '../helpers/controller-manager.js';
 
 const NS = 'quota-e2e';
@@ -120,5 +120,20 @@ describe('EventRateLimit', () => {
     expect(statuses.slice(0, 5)).toEqual([201, 201, 201, 201, 201]);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
     expect(refused).toMatchObject({code: 429, reason: 'TooManyRequests', message: `Too many requests: limit reached on type Namespace for key ${NS}`});
+  }, 30_000);
+});
+
+describe('bad plugin configuration', () => {
+  const domain = () => names().domain;
+  it.each([
+    ['EventRateLimit', {apiVersion: `eventratelimit.admission.${domain()}/v1alpha1`, kind: 'Configuration', limits: [{type: 'Namespace', qps: 0, burst: 5}]},
+      'limits[0].qps: Invalid value: 0: must be positive'],
+    ['ResourceQuota', {apiVersion: `apiserver.config.${domain()}/v1`, kind: 'ResourceQuotaConfiguration', limitedResources: [{matchContains: ['x']}]},
+      'limitedResources[0].resource: Required value'],
+  ])('%s: the server does not start, and says which plugin and field', async (plugin, configuration, problem) => {
+    const file = join(configDir, `${plugin}.json`);
+    writeFileSync(file, JSON.stringify({apiVersion: `apiserver.config.${domain()}/v1`, kind: 'AdmissionConfiguration', plugins: [{name: plugin, configuration}]}));
+    const start = startApiServer({engine: 'sqlite', config: {admission: {enable: [plugin], configFile: file}}});
+    await expect(start).rejects.toThrow(`admission plugin ${plugin}: ${file}: plugin ${plugin}: ${problem}`);
   }, 30_000);
 });
