@@ -10,7 +10,7 @@ import {FakeClock} from '../../src/client/informers/index.js';
 import {evaluatorFor, podEvaluator} from '../../src/daemons/shared/quota/evaluators.js';
 import {formatResourceList} from '../../src/daemons/shared/quota/resources.js';
 import {
-  calculateUsage, desiredStatus, parseObjectCountName, resourceQuotaController, startResourceQuotaController,
+  calculateUsage, desiredStatus, lacksUsage, parseObjectCountName, resourceQuotaController, startResourceQuotaController,
 } from '../../src/daemons/controller-manager/controllers/resourcequota.js';
 import type {JsonObject} from '../../src/patch/types.js';
 import {eventually, pause, pollUntil, useControllerHarness} from '../helpers/controller-harness.js';
@@ -41,6 +41,15 @@ describe('counting', () => {
     expect(parseObjectCountName('pods')).toBeUndefined();
     const usage = calculateUsage({spec: {hard: {'count/deployments.apps': '2'}}}, (e) => (e.resource === 'deployments' ? [{}, {}, {}] : []), NOW);
     expect(formatResourceList(usage)).toEqual({'count/deployments.apps': '3'});
+  });
+
+  it.each([
+    ['a new quota', {spec: {hard: {pods: '3'}}}, true],
+    ['a raised limit not mirrored yet', {spec: {hard: {pods: '5'}}, status: {hard: {pods: '3'}, used: {pods: '1'}}}, true],
+    ['a limit without usage', {spec: {hard: {pods: '3'}}, status: {hard: {pods: '3'}, used: {}}}, true],
+    ['a counted quota', {spec: {hard: {pods: '3'}}, status: {hard: {pods: '3'}, used: {pods: '1'}}}, false],
+  ])('the priority queue takes %s: %s', (_name, quota, expected) => {
+    expect(lacksUsage(quota)).toBe(expected);
   });
 
   it('the status is written only when it changes; hard mirrors spec.hard', () => {

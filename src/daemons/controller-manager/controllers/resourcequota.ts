@@ -101,6 +101,19 @@ export function desiredStatus(quota: JsonObject, newUsage: ResourceList): {hard:
   return dirty ? {hard: formatResourceList(specHard), used: formatResourceList(used)} : undefined;
 }
 
+/**
+ * Pure: the quota's status does not cover its spec yet (a hard limit not mirrored, or one without
+ * usage that some evaluator can count): upstream's test for the priority queue.
+ */
+export function lacksUsage(quota: JsonObject): boolean {
+  const spec = parseResourceList(obj(quota.spec).hard);
+  const status = obj(quota.status);
+  if (status.hard === undefined || !equals(spec, parseResourceList(status.hard))) return true;
+  const used = parseResourceList(status.used);
+  const evaluators = evaluatorsFor(Object.keys(spec));
+  return Object.keys(spec).some((name) => !used[name] && evaluators.some((e) => e.matchingResources([name]).length > 0));
+}
+
 /** The duration option in ms (`{ms}` as the option parser gives it). */
 function durationMs(options: Record<string, unknown>, name: string, fallback: number): number {
   const value = options[name] as {ms?: unknown} | undefined;
@@ -117,18 +130,22 @@ export function startResourceQuotaController(ctx: ControllerContext, signal: Abo
   const workers = Math.max(1, Number(ctx.options['concurrent-resource-quota-syncs'] ?? 5));
   const syncPeriodMs = durationMs(ctx.options, 'resource-quota-sync-period', 5 * 60_000);
   const queue = new RateLimitingQueue<string>({name: 'resourcequota_primary', metrics: ctx.metrics, clock});
+  // Quotas whose status lacks what their spec asks for go first (upstream's missingUsageQueue): a
+  // new quota blocks the pods of its namespace ("status unknown") until it has usage.
+  const missingUsage = new RateLimitingQueue<string>({name: 'resourcequota_priority', metrics: ctx.metrics, clock});
   const indexers = {[NAMESPACE_INDEX]: namespaceIndexFunc};
   const quotas = ctx.informers.informerFor<Quota>(RESOURCE_QUOTAS, {indexers});
   const stats = {syncs: 0, statusWrites: 0};
 
   /** Informers of the counted kinds, by `group/resource`. */
   const monitors = new Map<string, SharedIndexInformer<Quota>>();
+  const addQuota = (quota: Quota) => (lacksUsage(quota) ? missingUsage : queue).add(objectKey(quota));
   const registrations = [
     quotas.addEventHandler({
-      onAdd: (quota) => queue.add(objectKey(quota)),
+      onAdd: addQuota,
       // Status writes (admission's charges, ours) do not call for a recount; a new spec.hard does.
       onUpdate: (old, quota) => {
-        if (!equals(parseResourceList(obj(old.spec).hard), parseResourceList(obj(quota.spec).hard))) queue.add(objectKey(quota));
+        if (!equals(parseResourceList(obj(old.spec).hard), parseResourceList(obj(quota.spec).hard))) addQuota(quota);
       },
     }),
   ];
@@ -210,10 +227,13 @@ export function startResourceQuotaController(ctx: ControllerContext, signal: Abo
   scheduleResync();
   signal.addEventListener('abort', () => resync?.cancel(), {once: true});
 
-  const done = runQueueWorkers({ctx, signal, queue, workers, sync, name: 'resourcequota', registrations});
+  const done = Promise.all([
+    runQueueWorkers({ctx, signal, queue, workers, sync, name: 'resourcequota', registrations}),
+    runQueueWorkers({ctx, signal, queue: missingUsage, workers, sync, name: 'resourcequota', registrations: []}),
+  ]).then(() => undefined);
   return {
     done,
-    snapshot: () => ({name: 'resourcequota', workers, queueDepth: queue.len(), details: {quotas: quotas.indexer.size, syncs: stats.syncs, statusWrites: stats.statusWrites}}),
+    snapshot: () => ({name: 'resourcequota', workers, queueDepth: queue.len() + missingUsage.len(), details: {quotas: quotas.indexer.size, syncs: stats.syncs, statusWrites: stats.statusWrites}}),
   };
 }
 
