@@ -4,7 +4,8 @@
  * `orch controller-manager --controllers=resourcequota`, both as child processes, driven with
  * kubectl. A quota of three pods gets its usage from the controller, refuses the fourth pod with
  * upstream's message, shows its usage in `kubectl describe`, and gets a pod's share back when the
- * pod is deleted; a burst of events past the bucket is refused with 429.
+ * pod is deleted; limitedResources refuses a claim no quota covers; a burst of events past the
+ * bucket is refused with 429; a bad plugin configuration stops the start.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
@@ -27,7 +28,10 @@ function admissionConfiguration(): string {
     kind: 'AdmissionConfiguration',
     plugins: [
       {name: 'EventRateLimit', configuration: {apiVersion: `eventratelimit.admission.${domain}/v1alpha1`, kind: 'Configuration', limits: [{type: 'Namespace', qps: 1, burst: 5}]}},
-      {name: 'ResourceQuota', configuration: {apiVersion: `apiserver.config.${domain}/v1`, kind: 'ResourceQuotaConfiguration', limitedResources: []}},
+      {name: 'ResourceQuota', configuration: {
+        apiVersion: `apiserver.config.${domain}/v1`, kind: 'ResourceQuotaConfiguration',
+        limitedResources: [{resource: 'persistentvolumeclaims', matchContains: [`.storageclass.${names().groups.storage}/requests.storage`]}],
+      }},
     ],
   });
 }
@@ -39,20 +43,24 @@ spec:
   containers: [{name: c, image: busybox, resources: {requests: {cpu: 100m, memory: 32Mi}, limits: {cpu: 200m, memory: 64Mi}}}]
 `;
 
-async function usedPods(namespace: string): Promise<string | undefined> {
-  const r = await kubectl(server.orchconfigPath, ['get', 'resourcequota', 'q', '-n', namespace, '-o', 'jsonpath={.status.used.pods}']);
-  return r.code === 0 && r.stdout !== '' ? r.stdout : undefined;
+async function used(namespace: string, quota = 'q'): Promise<Record<string, string> | undefined> {
+  const r = await kubectl(server.orchconfigPath, ['get', 'resourcequota', quota, '-n', namespace, '-o', 'jsonpath={.status.used}']);
+  return r.code === 0 && r.stdout !== '' ? JSON.parse(r.stdout) : undefined;
 }
 
-async function waitForUsedPods(namespace: string, expected: string, timeoutMs = 15_000): Promise<string | undefined> {
+const usedPods = async (namespace: string) => (await used(namespace))?.pods;
+
+async function waitForUsed(namespace: string, name: string, expected: string, quota = 'q', timeoutMs = 15_000): Promise<string | undefined> {
   const deadline = Date.now() + timeoutMs;
-  let value = await usedPods(namespace);
+  let value = (await used(namespace, quota))?.[name];
   while (value !== expected && Date.now() < deadline) {
     await sleep(200);
-    value = await usedPods(namespace);
+    value = (await used(namespace, quota))?.[name];
   }
   return value;
 }
+
+const waitForUsedPods = (namespace: string, expected: string) => waitForUsed(namespace, 'pods', expected);
 
 beforeAll(async () => {
   configDir = mkdtempSync(join(tmpdir(), 'orch-admission-'));
@@ -102,6 +110,23 @@ describe('ResourceQuota', () => {
     expect(fourth.stderr).toContain('pods "p4" is forbidden: exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3');
     // Charged at admission, before any controller pass.
     expect(await usedPods(NS)).toBe('3');
+  }, 60_000);
+});
+
+describe('ResourceQuota limitedResources', () => {
+  it('refuses a claim on a storage class no quota covers, and admits it once one does', async () => {
+    const gold = `gold.storageclass.${names().groups.storage}/requests.storage`;
+    const claim = `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: ${COUNTED}}
+spec: {storageClassName: gold, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+`;
+    const refused = await kubectl(server.orchconfigPath, ['apply', '-f', '-'], {input: claim});
+    expect(refused.stderr).toContain(`persistentvolumeclaims "data" is forbidden: insufficient quota to consume: ${gold}`);
+    expect((await kubectl(server.orchconfigPath, ['create', 'quota', 'storage', '-n', COUNTED, `--hard=${gold}=10Gi`])).stderr).toBe('');
+    expect(await waitForUsed(COUNTED, gold, '0', 'storage')).toBe('0');
+    expect((await kubectl(server.orchconfigPath, ['apply', '-f', '-'], {input: claim})).stderr).toBe('');
+    expect((await used(COUNTED, 'storage'))?.[gold]).toBe('1Gi');
   }, 60_000);
 });
 
