@@ -6,7 +6,9 @@
 import type {AdmissionPluginFactory} from './interfaces.js';
 import type {AdmissionPluginName} from './plugin-names.js';
 import {NamespaceLifecycle} from './plugins/namespace-lifecycle.js';
+import {createPodSecurity} from './plugins/pod-security/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
+  PodSecurity: createPodSecurity,
 };
