@@ -49,7 +49,7 @@ describe('PodSecurity with kubectl against orch apiserver', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-pod-security-'));
-    writeFileSync(join(dir, 'admission.json'), admissionConfig({exemptions: {namespaces: ['ops'], usernames: ['system:serviceaccount:any:exempt']}}));
+    writeFileSync(join(dir, 'admission.json'), admissionConfig({exemptions: {namespaces: ['ops'], usernames: ['ci-bot'], runtimeClasses: ['kata']}}));
     writeFileSync(join(dir, 'audit-policy.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [pods]}]\n');
     server = await startApiServerProcess({
       engine: 'sqlite',
@@ -131,6 +131,18 @@ describe('PodSecurity with kubectl against orch apiserver', () => {
     expect(labelled.stderr).toContain('Warning: namespace "ops" is exempt from Pod Security, and the policy (enforce=restricted:latest) will be ignored');
     const created = await k(['apply', '-n', 'ops', '-f', '-'], privilegedPod('priv'));
     expect(created).toMatchObject({code: 0, stderr: ''});
+  });
+
+  it('an exempt user and an exempt runtime class get the privileged pod in an enforce=restricted namespace', async () => {
+    await namespace('strict', {enforce: 'restricted'});
+    expect((await k(['apply', '-n', 'strict', '-f', '-'], privilegedPod('by-alice'))).code).not.toBe(0);
+    // The admin may impersonate (authorization AlwaysAllow): the request is ci-bot's.
+    expect(await k(['apply', '--as', 'ci-bot', '-n', 'strict', '-f', '-'], privilegedPod('by-ci-bot'))).toMatchObject({code: 0, stderr: ''});
+    const runtimeClass = JSON.stringify({apiVersion: 'node.orch.io/v1', kind: 'RuntimeClass', metadata: {name: 'kata'}, handler: 'kata'});
+    expect((await k(['apply', '-f', '-'], runtimeClass)).code).toBe(0);
+    const kataPod = JSON.parse(privilegedPod('in-kata'));
+    kataPod.spec.runtimeClassName = 'kata';
+    expect(await k(['apply', '-n', 'strict', '-f', '-'], JSON.stringify(kataPod))).toMatchObject({code: 0, stderr: ''});
   });
 
   it('audit=baseline records the violation in the audit event of the create', async () => {
