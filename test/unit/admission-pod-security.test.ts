@@ -8,8 +8,7 @@ import {FakeClock} from '../../src/daemons/shared/clock.js';
 import type {AdmissionAttributes, AdmissionPluginContext} from '../../src/daemons/apiserver/admission/interfaces.js';
 import type {JsonObject} from '../../src/patch/types.js';
 import {selectNames} from '../../src/api/names.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
+import {nameOf} from '../../src/daemons/apiserver/rest/objects.js';
 
 const evaluator = new Evaluator();
 
@@ -351,7 +350,7 @@ function harness(config: unknown = undefined): Harness {
 const pod = (name: string, spec: Record<string, any>, metadata: Record<string, any> = {}): JsonObject => ({apiVersion: 'v1', kind: 'Pod', metadata: {name, ...metadata}, spec});
 const privilegedPod = (name = 'p') => pod(name, {containers: [{name: 'c', image: 'busybox', securityContext: {privileged: true}}]});
 const createPod = (object: JsonObject, namespace = 'ns', username = 'bob'): PodSecurityRequest => ({
-  operation: 'CREATE', group: '', resource: 'pods', subresource: '', namespace, name: String((object.metadata as any).name), object, username,
+  operation: 'CREATE', group: '', resource: 'pods', subresource: '', namespace, name: nameOf(object), object, username,
 });
 
 describe('PodSecurity decision', () => {
@@ -439,13 +438,13 @@ describe('PodSecurity decision', () => {
     const h = harness();
     h.namespaces.ns = {'pod-security.orch.io/enforce': 'baseline'};
     const old = privilegedPod('x');
-    const labelled = pod('x', (old.spec as any), {labels: {a: 'b'}});
+    const labelled = pod('x', old.spec as Record<string, unknown>, {labels: {a: 'b'}});
     const update = (object: JsonObject, subresource = ''): PodSecurityRequest => ({...createPod(object), operation: 'UPDATE', oldObject: old, subresource});
     expect((await h.admission.validate(update(labelled))).error).toBeUndefined();
     const newImage = pod('x', {containers: [{name: 'c', image: 'nginx', securityContext: {privileged: true}}]});
     expect((await h.admission.validate(update(newImage))).error?.status.code).toBe(403);
     expect((await h.admission.validate(update(newImage, 'status'))).error).toBeUndefined();
-    const withEphemeral = pod('x', {...(old.spec as any), ephemeralContainers: [{name: 'debug', image: 'busybox'}]});
+    const withEphemeral = pod('x', {...(old.spec as Record<string, unknown>), ephemeralContainers: [{name: 'debug', image: 'busybox'}]});
     expect((await h.admission.validate(update(withEphemeral, 'ephemeralcontainers'))).error?.status.code).toBe(403);
   });
 
@@ -460,7 +459,7 @@ describe('PodSecurity decision', () => {
 describe('PodSecurity on namespaces', () => {
   const namespace = (name: string, labels: Record<string, string>): JsonObject => ({apiVersion: 'v1', kind: 'Namespace', metadata: {name, labels}});
   const request = (operation: 'CREATE' | 'UPDATE', object: JsonObject, oldObject?: JsonObject): PodSecurityRequest => ({
-    operation, group: '', resource: 'namespaces', subresource: '', namespace: '', name: String((object.metadata as any).name), object, oldObject, username: 'bob',
+    operation, group: '', resource: 'namespaces', subresource: '', namespace: '', name: nameOf(object), object, oldObject, username: 'bob',
   });
 
   it('refuses bad labels with 422 Invalid naming each label', async () => {

@@ -12,9 +12,10 @@
  */
 import {ApiError, fieldErrorText, forbidden, internalError, invalid} from '../../../../../api/status.js';
 import {names} from '../../../../../api/names.js';
-import type {JsonObject} from '../../../../../patch/types.js';
+import {isJsonObject, type JsonObject, type JsonValue} from '../../../../../patch/types.js';
+import {labelsOf, nameOf, stringAt, valueAt} from '../../../rest/objects.js';
 import type {Clock} from '../../../../shared/clock.js';
-import type {PodMetadata, PodSpec} from './checks.js';
+import type {ContainerView, PodMetadata, PodSpecView} from './pod-view.js';
 import type {PodSecurityConfiguration} from './configuration.js';
 import {Evaluator, forbiddenDetail, forbiddenReason, type AggregateResult} from './evaluator.js';
 import {
@@ -30,8 +31,6 @@ import {
   type LevelVersion,
   type Policy,
 } from './levels.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 export interface PodSecurityRequest {
   operation: 'CREATE' | 'UPDATE';
@@ -91,8 +90,6 @@ export function appliesTo(group: string, resource: string): boolean {
 const ALLOWED: PodSecurityDecision = {warnings: [], auditAnnotations: {}};
 const exempt = (reason: 'user' | 'namespace' | 'runtimeClass'): PodSecurityDecision => ({warnings: [], auditAnnotations: {exempt: reason}});
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export class PodSecurityAdmission {
   private readonly exemptNamespaces: ReadonlySet<string>;
   private readonly exemptUsers: ReadonlySet<string>;
@@ -121,7 +118,7 @@ export class PodSecurityAdmission {
 
   private async validateNamespace(request: PodSecurityRequest): Promise<PodSecurityDecision> {
     if (request.subresource !== '' || !request.object) return ALLOWED;
-    const name = request.name || String(request.object.metadata && (request.object.metadata as any).name);
+    const name = request.name || nameOf(request.object);
     const labels = labelsOf(request.object);
     const next = this.policyOf(labels);
     const refuse = (): PodSecurityDecision => ({warnings: [], auditAnnotations: {}, error: invalid({group: '', kind: 'Namespace'}, name, next.errors)});
@@ -180,11 +177,9 @@ export class PodSecurityAdmission {
     if (labels instanceof ApiError) return {warnings: [], auditAnnotations: {error: `failed to lookup namespace ${JSON.stringify(request.namespace)}`}};
     const {policy, errors} = this.policyOf(labels);
     if (!errors.length && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return ALLOWED;
-    const path = POD_TEMPLATE_PATHS[`${request.group}/${request.resource}`]!;
-    let template: unknown = request.object;
-    for (const key of path) template = isObject(template) ? template[key] : undefined;
+    const template = valueAt(request.object, ...POD_TEMPLATE_PATHS[`${request.group}/${request.resource}`]!);
     // A controller whose template is optional and absent (a ReplicationController) has nothing to check.
-    if (!isObject(template)) return ALLOWED;
+    if (!isJsonObject(template)) return ALLOWED;
     return this.evaluatePod(policy, errors.map(fieldErrorText), podParts(template), false);
   }
 
@@ -287,15 +282,16 @@ export class PodSecurityAdmission {
     const first: JsonObject[] = [];
     const replicas: JsonObject[] = [];
     const seenControllers = new Set<string>();
-    for (const pod of pods as Array<Record<string, any>>) {
-      const runtimeClass = isObject(pod.spec) ? pod.spec.runtimeClassName : undefined;
-      if (typeof runtimeClass === 'string' && this.exemptRuntimeClasses.has(runtimeClass)) continue;
-      const owners = isObject(pod.metadata) && Array.isArray(pod.metadata.ownerReferences) ? pod.metadata.ownerReferences : [];
-      const controller = owners.find((o: any) => isObject(o) && o.controller === true) as any;
-      if (!controller) first.push(pod);
-      else if (seenControllers.has(String(controller.uid))) replicas.push(pod);
+    for (const pod of pods) {
+      const runtimeClass = stringAt(pod, 'spec', 'runtimeClassName');
+      if (runtimeClass !== undefined && this.exemptRuntimeClasses.has(runtimeClass)) continue;
+      const owners = valueAt(pod, 'metadata', 'ownerReferences');
+      const controller = (Array.isArray(owners) ? owners : []).find((o) => isJsonObject(o) && o.controller === true);
+      const uid = stringAt(controller, 'uid');
+      if (controller === undefined) first.push(pod);
+      else if (seenControllers.has(uid ?? '')) replicas.push(pod);
       else {
-        seenControllers.add(String(controller.uid));
+        seenControllers.add(uid ?? '');
         first.push(pod);
       }
     }
@@ -306,21 +302,18 @@ export class PodSecurityAdmission {
 interface PodParts {
   name: string;
   metadata: PodMetadata;
-  spec: PodSpec;
+  spec: PodSpecView;
 }
 
-function podParts(object: Record<string, any>): PodParts {
-  const metadata = isObject(object.metadata) ? object.metadata : {};
+/** A pod's (or a template's) name, annotations and spec, as the checks read them. */
+function podParts(object: JsonObject): PodParts {
+  const annotations = valueAt(object, 'metadata', 'annotations');
+  const spec = valueAt(object, 'spec');
   return {
-    name: typeof metadata.name === 'string' ? metadata.name : '',
-    metadata: {annotations: isObject(metadata.annotations) ? metadata.annotations : undefined},
-    spec: isObject(object.spec) ? object.spec : {},
+    name: nameOf(object),
+    metadata: {annotations: isJsonObject(annotations) ? (annotations as Record<string, string>) : undefined},
+    spec: isJsonObject(spec) ? (spec as PodSpecView) : {},
   };
-}
-
-function labelsOf(object: JsonObject): Record<string, string> {
-  const metadata = object.metadata as any;
-  return isObject(metadata) && isObject(metadata.labels) ? metadata.labels : {};
 }
 
 /**
@@ -329,23 +322,24 @@ function labelsOf(object: JsonObject): Record<string, string> {
  * container annotations, ephemeral containers added or changed).
  */
 export function isSignificantPodUpdate(pod: JsonObject, oldPod: JsonObject): boolean {
-  const spec = (o: JsonObject): Record<string, any> => (isObject(o.spec) ? (o.spec as Record<string, any>) : {});
-  const list = (o: JsonObject, key: string): any[] => (Array.isArray(spec(o)[key]) ? spec(o)[key] : []);
-  const annotations = (o: JsonObject) => (isObject(o.metadata) && isObject((o.metadata as any).annotations) ? (o.metadata as any).annotations : {});
-  const newAnnotations = annotations(pod);
-  const oldAnnotations = annotations(oldPod);
+  const list = (o: JsonObject, key: 'containers' | 'initContainers' | 'ephemeralContainers'): ContainerView[] => {
+    const value: JsonValue | undefined = valueAt(o, 'spec', key);
+    return Array.isArray(value) ? value.map((c) => (isJsonObject(c) ? (c as ContainerView) : {})) : [];
+  };
+  const newParts = podParts(pod);
+  const oldParts = podParts(oldPod);
   const prefix = names().annotations.seccompContainerPrefix;
-  const significant = (c: any, old: any) =>
-    c?.image !== old?.image || newAnnotations[prefix + c?.name] !== oldAnnotations[prefix + c?.name];
-  for (const key of ['containers', 'initContainers']) {
+  const significant = (c: ContainerView, old: ContainerView) =>
+    c.image !== old.image || newParts.metadata.annotations?.[prefix + c.name] !== oldParts.metadata.annotations?.[prefix + c.name];
+  for (const key of ['containers', 'initContainers'] as const) {
     const now = list(pod, key);
     const before = list(oldPod, key);
     if (now.length !== before.length) return true;
-    if (now.some((c, i) => significant(c, before[i]))) return true;
+    if (now.some((c, i) => significant(c, before[i]!))) return true;
   }
   const oldEphemeral = list(oldPod, 'ephemeralContainers');
   return list(pod, 'ephemeralContainers').some((c) => {
-    const old = oldEphemeral.find((o) => o?.name === c?.name);
+    const old = oldEphemeral.find((o) => o.name === c.name);
     return !old || significant(c, old);
   });
 }

@@ -9,13 +9,9 @@
 import {names} from '../../../../../api/names.js';
 import {v1, type Level, type Version} from './levels.js';
 
-// The parts of a pod the checks read (JSON as served, every field optional).
-/* eslint-disable @typescript-eslint/no-explicit-any */
-export interface PodMetadata {
-  annotations?: Record<string, string>;
-}
-export type PodSpec = Record<string, any>;
-type Container = Record<string, any>;
+import type {ContainerView, HandlerView, PodMetadata, PodSpecView, SELinuxOptionsView, VolumeView} from './pod-view.js';
+
+export type {PodMetadata, PodSpecView} from './pod-view.js';
 
 export interface CheckResult {
   allowed: boolean;
@@ -25,7 +21,7 @@ export interface CheckResult {
   detail?: string;
 }
 
-export type CheckPodFn = (metadata: PodMetadata, spec: PodSpec) => CheckResult;
+export type CheckPodFn = (metadata: PodMetadata, spec: PodSpecView) => CheckResult;
 
 export interface VersionedCheck {
   minimumVersion: Version;
@@ -66,19 +62,27 @@ function sortedSet(values: Iterable<string>): string[] {
   return [...new Set(values)].sort();
 }
 
-/** Init containers, then containers, then ephemeral containers (upstream's visitContainers). */
-function containersOf(spec: PodSpec): Container[] {
-  const list = (key: string): Container[] => (Array.isArray(spec[key]) ? spec[key].filter((c: unknown) => c && typeof c === 'object') : []);
-  return [...list('initContainers'), ...list('containers'), ...list('ephemeralContainers')];
+/** The objects of a list field (JSON as served: anything else is skipped). */
+function objects<T extends object>(value: readonly T[] | undefined): T[] {
+  return Array.isArray(value) ? value.filter((item): item is T => typeof item === 'object' && item !== null) : [];
 }
 
-const nameOf = (c: Container): string => (typeof c.name === 'string' ? c.name : '');
-const securityContext = (c: Container): Record<string, any> | undefined => (c.securityContext && typeof c.securityContext === 'object' ? c.securityContext : undefined);
-const podSecurityContext = (spec: PodSpec): Record<string, any> | undefined =>
-  spec.securityContext && typeof spec.securityContext === 'object' ? spec.securityContext : undefined;
-const isWindowsPod = (spec: PodSpec): boolean => spec.os?.name === 'windows';
+/** The strings of a list field. */
+function strings(value: readonly string[] | undefined): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+/** Init containers, then containers, then ephemeral containers (upstream's visitContainers). */
+function containersOf(spec: PodSpecView): ContainerView[] {
+  return [...objects(spec.initContainers), ...objects(spec.containers), ...objects(spec.ephemeralContainers)];
+}
+
+const nameOf = (c: ContainerView): string => (typeof c.name === 'string' ? c.name : '');
+const securityContext = (c: ContainerView) => c.securityContext ?? undefined;
+const podSecurityContext = (spec: PodSpecView) => spec.securityContext ?? undefined;
+const isWindowsPod = (spec: PodSpecView): boolean => spec.os?.name === 'windows';
 /** A pod in its own user namespace (`hostUsers: false`): some checks are relaxed for it from v1.35 (KEP-127). */
-const inUserNamespace = (spec: PodSpec): boolean => spec.hostUsers === false;
+const inUserNamespace = (spec: PodSpecView): boolean => spec.hostUsers === false;
 
 /** Go's %q of a string, for annotation values in messages. */
 const quoted = (s: string): string => JSON.stringify(s);
@@ -125,9 +129,8 @@ const DEFAULT_CAPABILITIES = new Set([
   'AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT',
 ]);
 
-function addedCapabilities(c: Container): string[] {
-  const add = securityContext(c)?.capabilities?.add;
-  return Array.isArray(add) ? add.map(String) : [];
+function addedCapabilities(c: ContainerView): string[] {
+  return strings(securityContext(c)?.capabilities?.add);
 }
 
 const capabilitiesBaseline: CheckPodFn = (_metadata, spec) => {
@@ -153,8 +156,8 @@ const hostNamespaces: CheckPodFn = (_metadata, spec) => {
   return used.length ? forbid('host namespaces', used.join(', ')) : ALLOWED;
 };
 
-function volumesOf(spec: PodSpec): Array<Record<string, any>> {
-  return Array.isArray(spec.volumes) ? spec.volumes.filter((v: unknown) => v && typeof v === 'object') : [];
+function volumesOf(spec: PodSpecView): VolumeView[] {
+  return objects(spec.volumes);
 }
 
 const hostPathVolumes: CheckPodFn = (_metadata, spec) => {
@@ -166,7 +169,7 @@ const hostPorts: CheckPodFn = (_metadata, spec) => {
   const badContainers: string[] = [];
   const ports: string[] = [];
   for (const c of containersOf(spec)) {
-    const used = (Array.isArray(c.ports) ? c.ports : []).map((p: any) => Number(p?.hostPort ?? 0)).filter((p: number) => p !== 0);
+    const used = objects(c.ports).map((p) => Number(p.hostPort ?? 0)).filter((p) => p !== 0);
     if (used.length) {
       badContainers.push(nameOf(c));
       ports.push(...used.map(String));
@@ -181,7 +184,7 @@ const hostPorts: CheckPodFn = (_metadata, spec) => {
 };
 
 /** The hosts a probe or lifecycle handler names (httpGet.host, tcpSocket.host). */
-function handlerHosts(handler: any): string[] {
+function handlerHosts(handler: HandlerView | undefined): string[] {
   if (!handler || typeof handler !== 'object') return [];
   return [handler.httpGet?.host, handler.tcpSocket?.host].filter((h): h is string => typeof h === 'string' && h !== '');
 }
@@ -233,7 +236,7 @@ function seLinuxOptions(allowedTypes: ReadonlySet<string>): CheckPodFn {
     const badTypes: string[] = [];
     let setUser = false;
     let setRole = false;
-    const valid = (options: any): boolean => {
+    const valid = (options: SELinuxOptionsView): boolean => {
       let ok = true;
       const type = typeof options.type === 'string' ? options.type : '';
       if (!allowedTypes.has(type)) {
@@ -252,11 +255,11 @@ function seLinuxOptions(allowedTypes: ReadonlySet<string>): CheckPodFn {
     };
     const badSetters: string[] = [];
     const podOptions = podSecurityContext(spec)?.seLinuxOptions;
-    if (podOptions && typeof podOptions === 'object' && !valid(podOptions)) badSetters.push('pod');
+    if (podOptions && !valid(podOptions)) badSetters.push('pod');
     const badContainers = containersOf(spec)
       .filter((c) => {
         const options = securityContext(c)?.seLinuxOptions;
-        return options && typeof options === 'object' && !valid(options);
+        return options && !valid(options);
       })
       .map(nameOf);
     if (badContainers.length) badSetters.push(containersPhrase(badContainers));
@@ -292,7 +295,7 @@ const seccompProfileBaselineV1Dot0: CheckPodFn = (metadata, spec) => {
 };
 
 /** The seccompProfile.type set explicitly to something else than RuntimeDefault or Localhost, by the pod or containers. */
-function badSeccompSetters(spec: PodSpec): {setters: string[]; values: string[]; podValid: boolean; unset: string[]} {
+function badSeccompSetters(spec: PodSpecView): {setters: string[]; values: string[]; podValid: boolean; unset: string[]} {
   const setters: string[] = [];
   const values: string[] = [];
   let podValid = false;
@@ -327,8 +330,7 @@ const seccompProfileBaselineV1Dot19: CheckPodFn = (_metadata, spec) => {
 
 function sysctls(allowed: ReadonlySet<string>): CheckPodFn {
   return (_metadata, spec) => {
-    const list = podSecurityContext(spec)?.sysctls;
-    const forbidden = (Array.isArray(list) ? list : []).map((s: any) => String(s?.name ?? '')).filter((name: string) => !allowed.has(name));
+    const forbidden = objects(podSecurityContext(spec)?.sysctls).map((s) => String(s.name ?? '')).filter((name) => !allowed.has(name));
     return forbidden.length ? forbid('forbidden sysctls', forbidden.join(', ')) : ALLOWED;
   };
 }
@@ -376,8 +378,7 @@ const capabilitiesRestrictedV1Dot22: CheckPodFn = (_metadata, spec) => {
       missingDropAll.push(nameOf(c));
       continue;
     }
-    const drop = Array.isArray(capabilities.drop) ? capabilities.drop : [];
-    if (!drop.includes('ALL')) missingDropAll.push(nameOf(c));
+    if (!strings(capabilities.drop).includes('ALL')) missingDropAll.push(nameOf(c));
     const bad = addedCapabilities(c).filter((cap) => cap !== 'NET_BIND_SERVICE');
     if (bad.length) {
       addingForbidden.push(nameOf(c));
@@ -404,7 +405,7 @@ const restrictedVolumes: CheckPodFn = (_metadata, spec) => {
   const badVolumes: string[] = [];
   const badTypes: string[] = [];
   for (const volume of volumesOf(spec)) {
-    const sources = Object.keys(volume).filter((k) => k !== 'name' && volume[k] != null);
+    const sources = Object.keys(volume).filter((k) => k !== 'name' && (volume as Record<string, unknown>)[k] != null);
     // A volume without a source is an emptyDir once defaulted (upstream's SetDefaults_Volume).
     if (!sources.length || sources.some((s) => ALLOWED_VOLUME_SOURCES.has(s))) continue;
     badVolumes.push(String(volume.name ?? ''));

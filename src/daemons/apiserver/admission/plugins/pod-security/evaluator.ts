@@ -5,7 +5,7 @@
  * not override, then its own. Checks run in ID order (baseline first), so messages are stable. A
  * version above the newest (and `latest`) uses the newest. Pure.
  */
-import {CHECKS, type Check, type CheckPodFn, type CheckResult, type PodMetadata, type PodSpec} from './checks.js';
+import {CHECKS, type Check, type CheckPodFn, type CheckResult, type PodMetadata, type PodSpecView} from './checks.js';
 import {older, v1, type LevelVersion, type Version} from './levels.js';
 
 export interface AggregateResult {
@@ -59,14 +59,14 @@ export class Evaluator {
     }
   }
 
-  evaluate(lv: LevelVersion, metadata: PodMetadata, spec: PodSpec): CheckResult[] {
+  evaluate(lv: LevelVersion, metadata: PodMetadata, spec: PodSpecView): CheckResult[] {
     if (lv.level === 'privileged') return [];
     const minor = older(this.maxVersion, lv.version) ? this.maxVersion.minor : lv.version.minor;
     const fns = (lv.level === 'baseline' ? this.baseline : this.restricted).get(minor) ?? [];
     return fns.map((fn) => fn(metadata, spec));
   }
 
-  evaluateAggregate(lv: LevelVersion, metadata: PodMetadata, spec: PodSpec): AggregateResult {
+  evaluateAggregate(lv: LevelVersion, metadata: PodMetadata, spec: PodSpecView): AggregateResult {
     return aggregate(this.evaluate(lv, metadata, spec));
   }
 }
