@@ -24,11 +24,8 @@ interface WindowsOptionsView {
   hostProcess?: boolean;
 }
 
-export interface SecurityContextView {
-  privileged?: boolean;
-  allowPrivilegeEscalation?: boolean;
-  capabilities?: {add?: string[]; drop?: string[]};
-  procMount?: string;
+/** The fields a pod's and a container's security contexts share (the container's win upstream). */
+interface CommonSecurityContextView {
   runAsNonRoot?: boolean;
   runAsUser?: number;
   seLinuxOptions?: SELinuxOptionsView;
@@ -37,13 +34,14 @@ export interface SecurityContextView {
   windowsOptions?: WindowsOptionsView;
 }
 
-export interface PodSecurityContextView {
-  runAsNonRoot?: boolean;
-  runAsUser?: number;
-  seLinuxOptions?: SELinuxOptionsView;
-  seccompProfile?: ProfileView;
-  appArmorProfile?: ProfileView;
-  windowsOptions?: WindowsOptionsView;
+export interface SecurityContextView extends CommonSecurityContextView {
+  privileged?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  capabilities?: {add?: string[]; drop?: string[]};
+  procMount?: string;
+}
+
+export interface PodSecurityContextView extends CommonSecurityContextView {
   sysctls?: Array<{name?: string; value?: string}>;
 }
 
