@@ -3,21 +3,21 @@
  * namespace labelled enforce=restricted refuses a privileged pod with the list of violations, warn
  * prints kubectl warnings, a deployment is warned and created, a label change warns about the pods
  * already there, audit annotations reach the audit log, the configuration file's exemptions apply,
- * and a bad configuration stops the start with an error naming the plugin.
+ * and a bad configuration stops the start with an error naming the plugin. Under both name sets:
+ * with `--names kubernetes` the labels are upstream's `pod-security.kubernetes.io/...`.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import {nameSet, type NameSet, type NameSetId} from '../../src/api/names.js';
 import {kubectl, startApiServerProcess, type ServerProcess} from '../helpers/apiserver.js';
 
-const PREFIX = 'pod-security.orch.io';
-
-const admissionConfig = (podSecurity: Record<string, unknown>) =>
+const admissionConfig = (n: NameSet, podSecurity: Record<string, unknown>) =>
   JSON.stringify({
-    apiVersion: 'apiserver.config.orch.io/v1',
+    apiVersion: `apiserver.config.${n.domain}/v1`,
     kind: 'AdmissionConfiguration',
-    plugins: [{name: 'PodSecurity', configuration: {apiVersion: 'pod-security.admission.config.orch.io/v1', kind: 'PodSecurityConfiguration', ...podSecurity}}],
+    plugins: [{name: 'PodSecurity', configuration: {apiVersion: `pod-security.admission.config.${n.domain}/v1`, kind: 'PodSecurityConfiguration', ...podSecurity}}],
   });
 
 const privilegedPod = (name: string) =>
@@ -34,7 +34,9 @@ const restrictedPod = (name: string) =>
     },
   });
 
-describe('PodSecurity with kubectl against orch apiserver', () => {
+describe.each<[NameSetId]>([['orch'], ['kubernetes']])('PodSecurity with kubectl against orch apiserver (%s names)', (namesId) => {
+  const n = nameSet(namesId);
+  const PREFIX = `pod-security.${n.labelDomain}`;
   let dir: string;
   let server: ServerProcess;
   const k = (args: string[], input?: string) => kubectl(server.orchconfigPath, args, {input});
@@ -49,11 +51,12 @@ describe('PodSecurity with kubectl against orch apiserver', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-pod-security-'));
-    writeFileSync(join(dir, 'admission.json'), admissionConfig({exemptions: {namespaces: ['ops'], usernames: ['ci-bot'], runtimeClasses: ['kata']}}));
-    writeFileSync(join(dir, 'audit-policy.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [pods]}]\n');
+    writeFileSync(join(dir, 'admission.json'), admissionConfig(n, {exemptions: {namespaces: ['ops'], usernames: ['ci-bot'], runtimeClasses: ['kata']}}));
+    writeFileSync(join(dir, 'audit-policy.yaml'), `apiVersion: ${n.groups.audit}/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: "", resources: [pods]}]\n`);
     server = await startApiServerProcess({
       engine: 'sqlite',
       args: [
+        '--names', namesId,
         '--admission-control-config-file', join(dir, 'admission.json'),
         '--audit-policy-file', join(dir, 'audit-policy.yaml'),
         '--audit-log-path', join(dir, 'audit.log'),
@@ -138,7 +141,7 @@ describe('PodSecurity with kubectl against orch apiserver', () => {
     expect((await k(['apply', '-n', 'strict', '-f', '-'], privilegedPod('by-alice'))).code).not.toBe(0);
     // The admin may impersonate (authorization AlwaysAllow): the request is ci-bot's.
     expect(await k(['apply', '--as', 'ci-bot', '-n', 'strict', '-f', '-'], privilegedPod('by-ci-bot'))).toMatchObject({code: 0, stderr: ''});
-    const runtimeClass = JSON.stringify({apiVersion: 'node.orch.io/v1', kind: 'RuntimeClass', metadata: {name: 'kata'}, handler: 'kata'});
+    const runtimeClass = JSON.stringify({apiVersion: `${n.groups.node}/v1`, kind: 'RuntimeClass', metadata: {name: 'kata'}, handler: 'kata'});
     expect((await k(['apply', '-f', '-'], runtimeClass)).code).toBe(0);
     const kataPod = JSON.parse(privilegedPod('in-kata'));
     kataPod.spec.runtimeClassName = 'kata';
@@ -167,7 +170,7 @@ describe('PodSecurity configuration errors', () => {
   it('an unknown level in the defaults stops the start with an error naming the plugin and the field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orch-pod-security-bad-'));
     try {
-      writeFileSync(join(dir, 'admission.json'), admissionConfig({defaults: {enforce: 'strict'}}));
+      writeFileSync(join(dir, 'admission.json'), admissionConfig(nameSet('orch'), {defaults: {enforce: 'strict'}}));
       await expect(startApiServerProcess({engine: 'sqlite', args: ['--admission-control-config-file', join(dir, 'admission.json')]})).rejects.toThrow(
         /PodSecurity.*defaults\.enforce: Invalid value: "strict": must be one of privileged, baseline, restricted/,
       );
