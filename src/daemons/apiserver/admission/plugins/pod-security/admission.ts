@@ -50,9 +50,9 @@ export type AuditAnnotationKey = 'enforce-policy' | 'audit-violations' | 'exempt
 export interface PodSecurityDecision {
   /** Set when the request is refused. */
   error?: ApiError;
-  warnings: string[];
+  readonly warnings: readonly string[];
   /** Keys without their `pod-security.<domain>/` prefix. */
-  auditAnnotations: Partial<Record<AuditAnnotationKey, string>>;
+  readonly auditAnnotations: Readonly<Partial<Record<AuditAnnotationKey, string>>>;
 }
 
 export interface PodSecurityDeps {
@@ -87,7 +87,8 @@ export function appliesTo(group: string, resource: string): boolean {
   return (group === '' && (resource === 'pods' || resource === 'namespaces')) || `${group}/${resource}` in POD_TEMPLATE_PATHS;
 }
 
-const ALLOWED: PodSecurityDecision = {warnings: [], auditAnnotations: {}};
+/** Shared by every request it answers, so frozen. */
+const ALLOWED: PodSecurityDecision = Object.freeze({warnings: Object.freeze([]), auditAnnotations: Object.freeze({})});
 const exempt = (reason: 'user' | 'namespace' | 'runtimeClass'): PodSecurityDecision => ({warnings: [], auditAnnotations: {exempt: reason}});
 
 export class PodSecurityAdmission {
@@ -199,7 +200,7 @@ export class PodSecurityAdmission {
    */
   evaluatePod(policy: Policy, policyErrors: string[], pod: PodParts, enforce: boolean): PodSecurityDecision {
     if (typeof pod.spec.runtimeClassName === 'string' && this.exemptRuntimeClasses.has(pod.spec.runtimeClassName)) return exempt('runtimeClass');
-    const auditAnnotations: PodSecurityDecision['auditAnnotations'] = {};
+    const auditAnnotations: Partial<Record<AuditAnnotationKey, string>> = {};
     if (policyErrors.length) {
       auditAnnotations.error = `Failed to parse policy: ${policyErrors.length === 1 ? policyErrors[0] : `[${policyErrors.join(', ')}]`}`;
     }
