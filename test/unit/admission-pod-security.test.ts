@@ -317,9 +317,9 @@ describe('PodSecurityConfiguration', () => {
   });
 
   it('a bad configuration stops the plugin factory with the plugin, the source and the problem', () => {
-    const context = {configuration: {apiVersion: API_VERSION, kind: 'PodSecurityConfiguration', defaults: {enforce: 'strict'}}, configurationSource: '/etc/admission.yaml'};
+    const context = {configuration: {apiVersion: API_VERSION, kind: 'PodSecurityConfiguration', defaults: {enforce: 'strict'}}, configurationSource: '/etc/admission.yaml: plugin PodSecurity'};
     expect(() => createPodSecurity(context as unknown as AdmissionPluginContext)).toThrow(
-      'admission plugin PodSecurity: invalid configuration (/etc/admission.yaml): defaults.enforce: Invalid value: "strict": must be one of privileged, baseline, restricted',
+      '/etc/admission.yaml: plugin PodSecurity: invalid configuration: defaults.enforce: Invalid value: "strict": must be one of privileged, baseline, restricted',
     );
   });
 });

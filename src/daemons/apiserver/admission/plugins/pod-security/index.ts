@@ -51,8 +51,9 @@ export function createPodSecurity(context: AdmissionPluginContext): PodSecurity 
   try {
     configuration = parsePodSecurityConfiguration(context.configuration);
   } catch (error) {
-    const where = context.configurationSource ? ` (${context.configurationSource})` : '';
-    throw new Error(`admission plugin ${POD_SECURITY}: invalid configuration${where}: ${(error as Error).message}`);
+    // The source names the file and the plugin (`<file>: plugin PodSecurity`).
+    const where = context.configurationSource ?? `admission plugin ${POD_SECURITY}`;
+    throw new Error(`${where}: invalid configuration: ${(error as Error).message}`);
   }
   return new PodSecurity(configuration, {
     namespaceLabels: async (name) => {
