@@ -86,6 +86,16 @@ describe.each<[NameSetId]>([['orch'], ['kubernetes']])('PodSecurity with kubectl
     expect(admitted).toMatchObject({code: 0, stderr: ''});
   });
 
+  it('enforce-version pins the checks of a policy version: runAsUser=0 passes restricted v1.22, not latest', async () => {
+    const rootPod = JSON.parse(restrictedPod('root'));
+    rootPod.spec.securityContext.runAsUser = 0;
+    await namespace('pinned', {enforce: 'restricted', 'enforce-version': 'v1.22'});
+    expect(await k(['apply', '-n', 'pinned', '-f', '-'], JSON.stringify(rootPod))).toMatchObject({code: 0, stderr: ''});
+    await namespace('current', {enforce: 'restricted'});
+    const refused = await k(['apply', '-n', 'current', '-f', '-'], JSON.stringify(rootPod));
+    expect(refused.stderr).toContain('pods "root" is forbidden: violates PodSecurity "restricted:latest": runAsUser=0 (pod must not set runAsUser=0)');
+  });
+
   it('warn=baseline admits the pod and kubectl prints the warning', async () => {
     await namespace('warned', {warn: 'baseline'});
     const created = await k(['apply', '-n', 'warned', '-f', '-'], privilegedPod('priv'));
