@@ -28,6 +28,7 @@ import {
   policyToEvaluate,
   sameLevelVersion,
   sameVersion,
+  type AuditAnnotationKey,
   type LevelVersion,
   type Policy,
 } from './levels.js';
@@ -44,8 +45,6 @@ export interface PodSecurityRequest {
   oldObject?: JsonObject;
   username: string;
 }
-
-export type AuditAnnotationKey = 'enforce-policy' | 'audit-violations' | 'exempt' | 'error';
 
 export interface PodSecurityDecision {
   /** Set when the request is refused. */

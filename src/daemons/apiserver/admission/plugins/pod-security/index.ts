@@ -7,7 +7,7 @@ import type {JsonObject} from '../../../../../patch/types.js';
 import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin, AdmissionPluginContext} from '../../interfaces.js';
 import {appliesTo, PodSecurityAdmission, type PodSecurityDeps} from './admission.js';
 import {parsePodSecurityConfiguration, type PodSecurityConfiguration} from './configuration.js';
-import {podSecurityAnnotation} from './levels.js';
+import {podSecurityAnnotation, type AuditAnnotationKey} from './levels.js';
 
 export const POD_SECURITY = 'PodSecurity';
 
@@ -39,7 +39,7 @@ export class PodSecurity implements AdmissionPlugin {
     });
     for (const warning of decision.warnings) attributes.addWarning?.(warning);
     for (const [key, value] of Object.entries(decision.auditAnnotations)) {
-      if (value !== undefined) attributes.addAnnotation?.(podSecurityAnnotation(key as Parameters<typeof podSecurityAnnotation>[0]), value);
+      if (value !== undefined) attributes.addAnnotation?.(podSecurityAnnotation(key as AuditAnnotationKey), value);
     }
     if (decision.error) throw decision.error;
   }

@@ -105,8 +105,11 @@ export const podSecurityLabels = perNameSet((n) => {
   };
 });
 
-/** The audit annotation keys the plugin writes (upstream's AuditAnnotationPrefix + key). */
-export function podSecurityAnnotation(key: 'enforce-policy' | 'audit-violations' | 'exempt' | 'error'): string {
+/** The audit annotations the plugin writes, without their prefix. */
+export type AuditAnnotationKey = 'enforce-policy' | 'audit-violations' | 'exempt' | 'error';
+
+/** An audit annotation's full key (upstream's AuditAnnotationPrefix + key). */
+export function podSecurityAnnotation(key: AuditAnnotationKey): string {
   return `${names().labels.podSecurityPrefix}${key}`;
 }
 
