@@ -22,6 +22,7 @@ import {CertificateSubjectRestriction} from './plugins/certificate-subject-restr
 import {ClusterTrustBundleAttest} from './plugins/cluster-trust-bundle-attest.js';
 import {createEventRateLimit} from './plugins/event-rate-limit.js';
 import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
+import {createPodSecurity} from './plugins/pod-security/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
@@ -41,4 +42,5 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   ClusterTrustBundleAttest: () => new ClusterTrustBundleAttest(),
   EventRateLimit: createEventRateLimit,
   ResourceQuota: createResourceQuotaAdmission,
+  PodSecurity: createPodSecurity,
 };
