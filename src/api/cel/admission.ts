@@ -79,7 +79,7 @@ export function compileAdmissionExpression(source: string, d: AdmissionDeclarati
     const checked = program.check();
     if (!checked.valid) throw checked.error;
     const type = String(checked.type);
-    if (expect && type !== 'dyn' && !expect.includes(type)) {
+    if (expect && type !== 'dyn' && !expect.includes(type.replace(/<.*$/, ''))) {
       return { source, error: expect.length === 1 ? `must evaluate to ${expect[0]}` : `must evaluate to one of [${expect.join(' ')}]` };
     }
     return { source, program, type };

@@ -1,0 +1,154 @@
+/**
+ * ValidatingAdmissionPolicy (upstream's admission/plugin/policy/validating): the policies bound by
+ * ValidatingAdmissionPolicyBindings validate matching requests with CEL. A failed validation is
+ * acted on by the binding's validationActions: Deny refuses the request
+ * (`ValidatingAdmissionPolicy 'p' with binding 'b' denied request: <message>`, the validation's
+ * reason and code), Warn adds a Warning header, Audit adds the
+ * `validation.policy.admission.<domain>/validation_failure` audit annotation. Evaluation errors
+ * and configuration problems follow the policy's failurePolicy. The policies' status (type
+ * checking) is written by policy/status.ts.
+ */
+import { names } from '../../../../api/names.js';
+import { isJsonObject, type JsonObject } from '../../../../patch/types.js';
+import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginContext } from '../interfaces.js';
+import { compilePolicy, type CompiledPolicy } from './policy/compile.js';
+import { dispatch, matchEnvironment, nameOf, policyDenial } from './policy/dispatch.js';
+import { validatePolicy, type PolicyDecision } from './policy/evaluate.js';
+import { CelAuthorizer } from '../../../../api/cel/admission.js';
+import type { MatchEnvironment } from './policy/matching.js';
+import { PolicySource } from './policy/source.js';
+import { PolicyStatusWriter } from './policy/status.js';
+
+/** Upstream's limit on an audit annotation value. */
+const MAX_AUDIT_ANNOTATION_VALUE = 10 * 1024;
+
+interface Denial {
+  policy: string;
+  binding?: string;
+  message: string;
+  reason?: string;
+}
+
+export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
+  readonly name = 'ValidatingAdmissionPolicy';
+  private readonly source: PolicySource<CompiledPolicy>;
+  private readonly env: MatchEnvironment;
+  private readonly status?: PolicyStatusWriter;
+
+  constructor(private readonly context: Pick<AdmissionPluginContext, 'objects' | 'watch' | 'log'>, options: { writeStatus?: boolean } = {}) {
+    const group = names().groups.admissionregistration;
+    this.source = new PolicySource(
+      { group, policies: 'validatingadmissionpolicies', bindings: 'validatingadmissionpolicybindings' },
+      (policy) => compilePolicy(policy, false),
+      context.objects,
+      context.watch,
+    );
+    this.env = matchEnvironment(context.objects);
+    if (options.writeStatus !== false) {
+      this.status = new PolicyStatusWriter(context.objects, context.log);
+      this.source.onPolicy = (policy) => this.status!.observe(policy);
+    }
+  }
+
+  async validate(attributes: AdmissionAttributes): Promise<void> {
+    const hooks = await this.source.hooks();
+    if (hooks.length === 0) return;
+    const { invocations, errors } = await dispatch(hooks, attributes, this.context.objects, this.env);
+    const denials: Denial[] = [];
+    for (const e of errors) {
+      if (e.compiled.failurePolicy === 'Ignore') continue;
+      denials.push({ policy: nameOf(e.policy), binding: e.binding ? nameOf(e.binding) : undefined, message: e.message });
+    }
+    // Audit annotations of a policy are gathered over its bindings, distinct values joined.
+    const annotations = new Map<string, Map<string, string[]>>();
+    for (const inv of invocations) {
+      const policyName = nameOf(inv.policy);
+      const bindingName = nameOf(inv.binding);
+      const actions = (isJsonObject(inv.binding.spec) && Array.isArray(inv.binding.spec.validationActions) ? inv.binding.spec.validationActions : [])
+        .filter((a): a is string => typeof a === 'string');
+      const authorizer = attributes.authorize ? this.authorizerFor(attributes, inv.match.resource) : undefined;
+      const result = await validatePolicy(inv.compiled, {
+        object: attributes.object ?? null,
+        oldObject: attributes.oldObject ?? null,
+        request: inv.request,
+        params: inv.param,
+        namespaceObject: inv.namespaceObject,
+        authorizer,
+      });
+      for (const d of result.decisions) {
+        if (d.action !== 'deny') continue;
+        for (const action of actions) this.act(action, d, policyName, bindingName, inv.binding, attributes, denials);
+      }
+      for (const a of result.auditAnnotations) {
+        if (a.error !== undefined) {
+          denials.push({ policy: policyName, binding: bindingName, message: a.error });
+          continue;
+        }
+        const perPolicy = annotations.get(policyName) ?? new Map<string, string[]>();
+        annotations.set(policyName, perPolicy);
+        const values = perPolicy.get(a.key) ?? [];
+        const value = a.value!.slice(0, MAX_AUDIT_ANNOTATION_VALUE);
+        if (!values.includes(value)) values.push(value);
+        perPolicy.set(a.key, values);
+      }
+    }
+    for (const [policyName, perPolicy] of annotations) {
+      for (const [key, values] of perPolicy) attributes.addAnnotation?.(`${policyName}/${key}`, values.join(', '));
+    }
+    if (denials.length) {
+      const first = denials[0]!;
+      const message = first.binding !== undefined
+        ? `ValidatingAdmissionPolicy '${first.policy}' with binding '${first.binding}' denied request: ${first.message}`
+        : `ValidatingAdmissionPolicy '${first.policy}' denied request: ${first.message}`;
+      throw policyDenial(attributes, message, first.reason || 'Invalid');
+    }
+  }
+
+  private act(action: string, d: PolicyDecision, policy: string, binding: string, bindingObject: JsonObject, attributes: AdmissionAttributes, denials: Denial[]): void {
+    switch (action) {
+      case 'Deny':
+        denials.push({ policy, binding, message: d.message, reason: d.error ? undefined : d.reason });
+        break;
+      case 'Warn':
+        attributes.addWarning?.(`Validation failed for ValidatingAdmissionPolicy '${policy}' with binding '${binding}': ${d.message}`);
+        break;
+      case 'Audit': {
+        const spec = isJsonObject(bindingObject.spec) ? bindingObject.spec : {};
+        attributes.addAnnotation?.(`validation.policy.admission.${names().domain}/validation_failure`, JSON.stringify([{
+          message: d.message,
+          policy: typeof spec.policyName === 'string' ? spec.policyName : '',
+          binding,
+          expressionIndex: d.index,
+          validationActions: spec.validationActions ?? [],
+        }]));
+        break;
+      }
+    }
+  }
+
+  private authorizerFor(attributes: AdmissionAttributes, resource?: { group: string; resource: string }): CelAuthorizer {
+    const authorize = attributes.authorize!;
+    return new CelAuthorizer(
+      async (r) => {
+        const result = await authorize({
+          verb: r.verb, resourceRequest: r.resourceRequest, apiGroup: r.apiGroup, resource: r.resource, subresource: r.subresource,
+          namespace: r.namespace, name: r.name, path: r.path, user: r.user ? { ...r.user } : undefined,
+        });
+        return { allowed: result.allowed, reason: result.reason };
+      },
+      undefined,
+      {
+        group: resource?.group ?? attributes.resource.group,
+        resource: resource?.resource ?? attributes.resource.plural,
+        subresource: attributes.subresource,
+        namespace: attributes.namespace,
+        name: attributes.name,
+      },
+    );
+  }
+
+  close(): void {
+    this.source.stop();
+    this.status?.stop();
+  }
+}
