@@ -6,9 +6,11 @@
 import type {AdmissionPluginFactory} from './interfaces.js';
 import type {AdmissionPluginName} from './plugin-names.js';
 import {NamespaceLifecycle} from './plugins/namespace-lifecycle.js';
+import {MutatingAdmissionPolicyPlugin} from './plugins/mutating-admission-policy.js';
 import {ValidatingAdmissionPolicyPlugin} from './plugins/validating-admission-policy.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
+  MutatingAdmissionPolicy: (context) => new MutatingAdmissionPolicyPlugin(context),
   ValidatingAdmissionPolicy: (context) => new ValidatingAdmissionPolicyPlugin(context),
 };
