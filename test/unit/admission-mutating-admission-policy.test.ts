@@ -3,6 +3,7 @@
  * ApplyConfiguration merged with the kind's merge semantics, JSONPatch, params, match conditions,
  * reinvocation, and failures under each failure policy.
  */
+import {describe, expect, it} from '@jest/globals';
 import {names} from '../../src/api/names.js';
 import {builtinResource} from '../../src/api/resources.js';
 import type {ApiError} from '../../src/api/status.js';
@@ -88,8 +89,9 @@ describe('MutatingAdmissionPolicy mutations', () => {
     ['an error under Fail refuses the request, the object unchanged', [
       policy('broken', {mutations: [apply('Object{metadata: Object.metadata{labels: {"x": object.spec.missing}}}')]}), binding('broken'),
     ], ({object, error}) => {
-      expect(error?.code).toBe(422);
-      expect(error?.message).toBe("pods \"web\" is forbidden: policy 'broken' with binding 'broken-binding' denied request: expression 'Object{metadata: Object.metadata{labels: {\"x\": object.spec.missing}}}' resulted in error: no such key: missing");
+      expect(error?.code).toBe(403);
+      expect(error?.reason).toBe('Invalid');
+      expect(error?.message).toBe("policy 'broken' with binding 'broken-binding' denied request: expression 'Object{metadata: Object.metadata{labels: {\"x\": object.spec.missing}}}' resulted in error: no such key: missing");
       expect((object.metadata as JsonObject).labels).toEqual({app: 'web'});
     }],
     ['an error under Ignore is passed over', [

@@ -3,6 +3,7 @@
  * params, validations and messages, the three validation actions, failure policies, the API's
  * validation of policies and bindings, and the type-checking warnings of the status.
  */
+import {describe, expect, it} from '@jest/globals';
 import {names} from '../../src/api/names.js';
 import {builtinResource} from '../../src/api/resources.js';
 import {ApiError} from '../../src/api/status.js';

@@ -5,7 +5,8 @@
  * apply merges, with the kind's list and map semantics, src/api/apply) and JSONPatch (the
  * expression's list of operations applied as a JSON patch). With `reinvocationPolicy: IfNeeded`
  * a policy runs once more when a later policy changed the object. Errors and configuration
- * problems follow the policy's failurePolicy (`policy 'p' with binding 'b' denied request: ...`).
+ * problems follow the policy's failurePolicy: the request is refused after every policy ran
+ * (403, reason Invalid, `policy 'p' with binding 'b' denied request: ...`), as upstream.
  */
 import { celToJson } from '../../../../api/cel/admission.js';
 import { merge } from '../../../../api/apply/typed.js';
@@ -16,7 +17,9 @@ import { jsonPatchApply } from '../../../../patch/json.js';
 import { isJsonObject, jsonEqual, type JsonObject } from '../../../../patch/types.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginContext } from '../interfaces.js';
 import { compilePolicy, type CompiledPolicy } from './policy/compile.js';
-import { dispatch, matchEnvironment, nameOf, policyDenial, type Invocation } from './policy/dispatch.js';
+import { dispatch, matchEnvironment, nameOf, type Invocation } from './policy/dispatch.js';
+import { ApiError, failureStatus } from '../../../../api/status.js';
+import { stringAt } from '../../rest/objects.js';
 import { activationFor, matchConditionsHold } from './policy/evaluate.js';
 import type { MatchEnvironment } from './policy/matching.js';
 import { PolicySource } from './policy/source.js';
@@ -52,6 +55,17 @@ export async function mutate(inv: Invocation, attributes: AdmissionAttributes, o
   return current;
 }
 
+/**
+ * Upstream's policy dispatcher error: a Forbidden (403) whose message is the first failure's text
+ * alone, with the reason Invalid and every failure as a cause.
+ */
+function mutationDenial(attributes: AdmissionAttributes, failures: string[]): ApiError {
+  const name = attributes.name || stringAt(attributes.object ?? {}, 'metadata', 'generateName') || 'Unknown';
+  return new ApiError(failureStatus(403, 'Invalid', failures[0]!, {
+    name, group: attributes.resource.group, kind: attributes.resource.plural, causes: failures.map((message) => ({ message })),
+  }));
+}
+
 export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
   readonly name = 'MutatingAdmissionPolicy';
   private readonly source: PolicySource<CompiledPolicy>;
@@ -72,10 +86,13 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
     const hooks = await this.source.hooks();
     if (hooks.length === 0) return;
     const { invocations, errors } = await dispatch(hooks, attributes, this.context.objects, this.env);
+    // Upstream's PolicyError texts, gathered over every invocation and reported after them.
+    const failures: string[] = [];
     for (const e of errors) {
       if (e.compiled.failurePolicy === 'Ignore') continue;
-      const who = e.binding ? `policy '${nameOf(e.policy)}' with binding '${nameOf(e.binding)}'` : `policy '${nameOf(e.policy)}'`;
-      throw policyDenial(attributes, `${who} denied request: ${e.message}`, 'Invalid');
+      failures.push(e.binding
+        ? `policy '${nameOf(e.policy)}' with binding '${nameOf(e.binding)}' denied request: ${e.message}`
+        : `policy ${JSON.stringify(nameOf(e.policy))} denied request: ${e.message}`);
     }
     // Each invocation in order; those asking IfNeeded run again when a later one changed the object.
     const changedAfter = new Map<Invocation, boolean>();
@@ -86,9 +103,11 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
       try {
         after = await mutate(inv, attributes, snapshot);
       } catch (error) {
-        if (inv.compiled.failurePolicy === 'Ignore') return false;
-        const text = error instanceof CostBudgetExceeded ? error.message : (error as Error).message;
-        throw policyDenial(attributes, `policy '${nameOf(inv.policy)}' with binding '${nameOf(inv.binding)}' denied request: ${text}`, 'Invalid');
+        if (inv.compiled.failurePolicy !== 'Ignore') {
+          const text = error instanceof CostBudgetExceeded ? error.message : (error as Error).message;
+          failures.push(`policy '${nameOf(inv.policy)}' with binding '${nameOf(inv.binding)}' denied request: ${text}`);
+        }
+        return false;
       }
       if (!after || jsonEqual(after, before)) return false;
       // In place: the registry holds this very object.
@@ -102,6 +121,7 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
     for (const inv of invocations) {
       if (inv.compiled.reinvocationPolicy === 'IfNeeded' && changedAfter.get(inv)) await run(inv);
     }
+    if (failures.length) throw mutationDenial(attributes, failures);
   }
 
   close(): void {
