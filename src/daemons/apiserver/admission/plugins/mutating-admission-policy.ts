@@ -17,9 +17,8 @@ import { jsonPatchApply } from '../../../../patch/json.js';
 import { isJsonObject, jsonEqual, type JsonObject } from '../../../../patch/types.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginContext } from '../interfaces.js';
 import { compilePolicy, type CompiledPolicy } from './policy/compile.js';
-import { dispatch, matchEnvironment, nameOf, type Invocation } from './policy/dispatch.js';
+import { dispatch, matchEnvironment, nameOf, notReady, requestName, type Invocation } from './policy/dispatch.js';
 import { ApiError, failureStatus } from '../../../../api/status.js';
-import { stringAt } from '../../rest/objects.js';
 import { activationFor, matchConditionsHold } from './policy/evaluate.js';
 import type { MatchEnvironment } from './policy/matching.js';
 import { PolicySource } from './policy/source.js';
@@ -60,9 +59,8 @@ export async function mutate(inv: Invocation, attributes: AdmissionAttributes, o
  * alone, with the reason Invalid and every failure as a cause.
  */
 function mutationDenial(attributes: AdmissionAttributes, failures: string[]): ApiError {
-  const name = attributes.name || stringAt(attributes.object ?? {}, 'metadata', 'generateName') || 'Unknown';
   return new ApiError(failureStatus(403, 'Invalid', failures[0]!, {
-    name, group: attributes.resource.group, kind: attributes.resource.plural, causes: failures.map((message) => ({ message })),
+    name: requestName(attributes), group: attributes.resource.group, kind: attributes.resource.plural, causes: failures.map((message) => ({ message })),
   }));
 }
 
@@ -83,6 +81,7 @@ export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {
 
   async admit(attributes: AdmissionAttributes): Promise<void> {
     if (attributes.operation === 'DELETE' || attributes.operation === 'CONNECT' || !attributes.object) return;
+    if (!(await this.source.ready())) throw notReady(attributes);
     const hooks = await this.source.hooks();
     if (hooks.length === 0) return;
     const { invocations, errors } = await dispatch(hooks, attributes, this.context.objects, this.env);

@@ -12,7 +12,7 @@ import { names } from '../../../../api/names.js';
 import { isJsonObject, type JsonObject } from '../../../../patch/types.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginContext } from '../interfaces.js';
 import { compilePolicy, type CompiledPolicy } from './policy/compile.js';
-import { dispatch, matchEnvironment, nameOf, policyDenial } from './policy/dispatch.js';
+import { dispatch, matchEnvironment, nameOf, notReady, policyDenial } from './policy/dispatch.js';
 import { validatePolicy, type PolicyDecision } from './policy/evaluate.js';
 import { CelAuthorizer } from '../../../../api/cel/admission.js';
 import type { MatchEnvironment } from './policy/matching.js';
@@ -51,6 +51,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   }
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
+    if (!(await this.source.ready())) throw notReady(attributes);
     const hooks = await this.source.hooks();
     if (hooks.length === 0) return;
     const { invocations, errors } = await dispatch(hooks, attributes, this.context.objects, this.env);

@@ -6,7 +6,7 @@
  * failure policy to weigh.
  */
 import { builtinResources } from '../../../../../api/resources.js';
-import { failureStatus, qualifiedResource, ApiError } from '../../../../../api/status.js';
+import { failureStatus, forbidden, qualifiedResource, ApiError } from '../../../../../api/status.js';
 import { isJsonObject, type JsonObject } from '../../../../../patch/types.js';
 import { stringAt } from '../../../rest/objects.js';
 import type { AdmissionAttributes, AdmissionObjects } from '../../interfaces.js';
@@ -85,6 +85,11 @@ export async function dispatch(
   return { invocations, errors };
 }
 
+/** The name a refusal names (upstream's extractResourceName: the object's generateName before one is generated). */
+export function requestName(attributes: AdmissionAttributes): string {
+  return attributes.name || stringAt(attributes.object ?? {}, 'metadata', 'generateName') || 'Unknown';
+}
+
 /** Upstream's reasonToCode for a policy's denial. */
 function reasonToCode(reason: string): number {
   switch (reason) {
@@ -102,9 +107,14 @@ function reasonToCode(reason: string): number {
  */
 export function policyDenial(attributes: AdmissionAttributes, message: string, reason: string | undefined, code?: number): ApiError {
   const gr = { group: attributes.resource.group, resource: attributes.resource.plural };
-  const name = attributes.name || stringAt(attributes.object ?? {}, 'metadata', 'generateName') || 'Unknown';
+  const name = requestName(attributes);
   const r = reason || 'Forbidden';
   return new ApiError(failureStatus(code ?? reasonToCode(r), r, `${qualifiedResource(gr)} "${name}" is forbidden: ${message}`, {
     name, group: gr.group, kind: gr.resource, causes: [{ message }],
   }));
+}
+
+/** Upstream's refusal while the policies are not listed yet. */
+export function notReady(attributes: AdmissionAttributes): ApiError {
+  return forbidden({ group: attributes.resource.group, resource: attributes.resource.plural }, requestName(attributes), 'not yet ready to handle request');
 }

@@ -60,6 +60,19 @@ export class PolicySource<C> {
     return this.watches.length > 0;
   }
 
+  /**
+   * Whether the first lists arrived, waiting up to `waitMs` for them (upstream's WaitForReady:
+   * a request is refused rather than admitted unchecked while the view is empty).
+   */
+  async ready(waitMs = 1000): Promise<boolean> {
+    const deadline = Date.now() + waitMs;
+    while (!this.watches.every((w) => w.synced)) {
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return true;
+  }
+
   /** Every policy with at least one binding, compiled, with its bindings. */
   async hooks(): Promise<Array<PolicyHook<C>>> {
     let policies: Iterable<JsonObject> = this.policies.values();
