@@ -48,7 +48,7 @@ interface Outcome {
   annotations: Record<string, string>;
 }
 
-async function admit(objects: Array<[string, string, string, JsonObject]>, object: JsonObject, operation: 'CREATE' | 'UPDATE' = 'CREATE'): Promise<Outcome> {
+async function admit(objects: Array<[string, string, string, JsonObject]>, object: JsonObject, operation: 'CREATE' | 'UPDATE' = 'CREATE', authorize?: AdmissionAttributes['authorize']): Promise<Outcome> {
   const store = memoryObjects([['', 'namespaces', '', {metadata: {name: 'team-a', labels: {env: 'prod'}}}], ...objects]);
   const plugin = new ValidatingAdmissionPolicyPlugin({objects: store, log: () => undefined}, {writeStatus: false});
   const warnings: string[] = [];
@@ -56,7 +56,7 @@ async function admit(objects: Array<[string, string, string, JsonObject]>, objec
   const attributes: AdmissionAttributes = {
     operation, resource: builtinResource('apps', 'deployments')!, subresource: '', namespace: 'team-a', name: 'web',
     object, oldObject: operation === 'UPDATE' ? deployment(1) : undefined, user: {name: 'alice', groups: ['dev']}, dryRun: false,
-    addWarning: (w) => warnings.push(w), addAnnotation: (k, v) => (annotations[k] = v),
+    addWarning: (w) => warnings.push(w), addAnnotation: (k, v) => (annotations[k] = v), authorize,
   };
   try {
     await plugin.validate(attributes);
@@ -130,6 +130,24 @@ describe('ValidatingAdmissionPolicy decisions', () => {
   it.each(cases)('%s', async (_title, objects, object, check) => {
     const operation = _title.includes('on update') ? 'UPDATE' : 'CREATE';
     check(await admit(objects, object, operation));
+  });
+});
+
+describe('the authorizer variable', () => {
+  const checks: string[] = [];
+  const authorize: AdmissionAttributes['authorize'] = async (a) => {
+    checks.push(`${a.user?.name ?? 'request user'} ${a.verb} ${a.apiGroup}/${a.resource} ${a.namespace}/${a.name ?? ''}`);
+    return {allowed: a.verb === 'delete' && a.namespace === 'team-a'};
+  };
+  it('asks the server authorizer, as the request user or a service account', async () => {
+    const objects = [P(policy({validations: [
+      {expression: "authorizer.group('apps').resource('deployments').namespace('team-a').check('delete').allowed()", message: 'needs delete'},
+      {expression: "!authorizer.serviceAccount('team-a', 'deployer').requestResource.check('create').allowed()", message: 'the deployer could do it'},
+    ]})), B(binding({}))];
+    expect((await admit(objects, deployment(1), 'CREATE', authorize)).error).toBeUndefined();
+    expect(checks).toEqual(['request user delete apps/deployments team-a/', 'system:serviceaccount:team-a:deployer create apps/deployments team-a/web']);
+    const denied = [P(policy({validations: [{expression: "authorizer.group('').resource('secrets').namespace('other').check('delete').allowed()", message: 'needs delete on secrets'}]})), B(binding({}))];
+    expect((await admit(denied, deployment(1), 'CREATE', authorize)).error?.message).toContain('denied request: needs delete on secrets');
   });
 });
 

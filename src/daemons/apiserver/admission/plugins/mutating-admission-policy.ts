@@ -17,7 +17,7 @@ import { jsonPatchApply } from '../../../../patch/json.js';
 import { isJsonObject, jsonEqual, type JsonObject } from '../../../../patch/types.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginContext } from '../interfaces.js';
 import { compilePolicy, type CompiledPolicy } from './policy/compile.js';
-import { dispatch, matchEnvironment, nameOf, notReady, requestName, type Invocation } from './policy/dispatch.js';
+import { celAuthorizer, dispatch, matchEnvironment, nameOf, notReady, requestName, type Invocation } from './policy/dispatch.js';
 import { ApiError, failureStatus } from '../../../../api/status.js';
 import { activationFor, matchConditionsHold } from './policy/evaluate.js';
 import type { MatchEnvironment } from './policy/matching.js';
@@ -28,6 +28,7 @@ import { CostBudgetExceeded } from '../../../../api/cel/admission.js';
 export async function mutate(inv: Invocation, attributes: AdmissionAttributes, object: JsonObject): Promise<JsonObject | undefined> {
   const activation = activationFor(inv.compiled, {
     object, oldObject: attributes.oldObject ?? null, request: inv.request, params: inv.param, namespaceObject: inv.namespaceObject,
+    authorizer: celAuthorizer(attributes, inv.match.resource),
   });
   const matched = await matchConditionsHold(inv.compiled, activation);
   if (matched === false) return undefined;

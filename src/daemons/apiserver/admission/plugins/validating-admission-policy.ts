@@ -12,9 +12,8 @@ import { names } from '../../../../api/names.js';
 import { isJsonObject, type JsonObject } from '../../../../patch/types.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginContext } from '../interfaces.js';
 import { compilePolicy, type CompiledPolicy } from './policy/compile.js';
-import { dispatch, matchEnvironment, nameOf, notReady, policyDenial } from './policy/dispatch.js';
+import { celAuthorizer, dispatch, matchEnvironment, nameOf, notReady, policyDenial } from './policy/dispatch.js';
 import { validatePolicy, type PolicyDecision } from './policy/evaluate.js';
-import { CelAuthorizer } from '../../../../api/cel/admission.js';
 import type { MatchEnvironment } from './policy/matching.js';
 import { PolicySource } from './policy/source.js';
 import { PolicyStatusWriter } from './policy/status.js';
@@ -67,7 +66,7 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       const bindingName = nameOf(inv.binding);
       const actions = (isJsonObject(inv.binding.spec) && Array.isArray(inv.binding.spec.validationActions) ? inv.binding.spec.validationActions : [])
         .filter((a): a is string => typeof a === 'string');
-      const authorizer = attributes.authorize ? this.authorizerFor(attributes, inv.match.resource) : undefined;
+      const authorizer = celAuthorizer(attributes, inv.match.resource);
       const result = await validatePolicy(inv.compiled, {
         object: attributes.object ?? null,
         oldObject: attributes.oldObject ?? null,
@@ -125,27 +124,6 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
         break;
       }
     }
-  }
-
-  private authorizerFor(attributes: AdmissionAttributes, resource?: { group: string; resource: string }): CelAuthorizer {
-    const authorize = attributes.authorize!;
-    return new CelAuthorizer(
-      async (r) => {
-        const result = await authorize({
-          verb: r.verb, resourceRequest: r.resourceRequest, apiGroup: r.apiGroup, resource: r.resource, subresource: r.subresource,
-          namespace: r.namespace, name: r.name, path: r.path, user: r.user ? { ...r.user } : undefined,
-        });
-        return { allowed: result.allowed, reason: result.reason };
-      },
-      undefined,
-      {
-        group: resource?.group ?? attributes.resource.group,
-        resource: resource?.resource ?? attributes.resource.plural,
-        subresource: attributes.subresource,
-        namespace: attributes.namespace,
-        name: attributes.name,
-      },
-    );
   }
 
   close(): void {

@@ -3,7 +3,7 @@
  * compilePolicy): matchConditions and validations must be bools, messageExpression a string,
  * auditAnnotations' valueExpression a string or null; `params` is declared when the policy has
  * a paramKind, `authorizer` where upstream declares it (not in messageExpression nor
- * auditAnnotations, nor in mutations), `variables` everywhere. The same compilation gives the
+ * auditAnnotations), `variables` everywhere. The same compilation gives the
  * API's validation errors (a policy whose expression does not compile is refused at create, as
  * upstream's validation does) and the plugin's evaluators. Pure.
  */
@@ -101,7 +101,7 @@ export function compilePolicy(policy: JsonObject, mutating: boolean): CompiledPo
     else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variableName)) errors.push(field.invalid(`spec.variables[${i}].name`, variableName, 'name is not a valid CEL identifier'));
     else if (seenVariables.has(variableName)) errors.push(field.duplicate(`spec.variables[${i}].name`, variableName));
     seenVariables.add(variableName);
-    return { name: variableName, compiled: compile(`spec.variables[${i}].expression`, v.expression, mutating ? withoutAuthorizer : withAuthorizer) };
+    return { name: variableName, compiled: compile(`spec.variables[${i}].expression`, v.expression, withAuthorizer) };
   });
 
   const validations = mutating ? [] : objects(spec.validations).map((v, i): CompiledValidation => {
@@ -135,7 +135,7 @@ export function compilePolicy(policy: JsonObject, mutating: boolean): CompiledPo
     const body = patchType === 'JSONPatch' ? m.jsonPatch : m.applyConfiguration;
     const sub = patchType === 'JSONPatch' ? 'jsonPatch' : 'applyConfiguration';
     const source = isJsonObject(body) ? body.expression : undefined;
-    const d = { ...withoutAuthorizer, objectLiterals: patchType === 'JSONPatch' ? ['JSONPatch', 'Object'] : ['Object'] };
+    const d = { ...withAuthorizer, objectLiterals: patchType === 'JSONPatch' ? ['JSONPatch', 'Object'] : ['Object'] };
     return { patchType, expression: compile(`${at}.${sub}.expression`, source, d, patchType === 'JSONPatch' ? ['list'] : ['map']) };
   });
   if (mutating && mutations.length === 0) errors.push(field.required('spec.mutations'));

@@ -5,6 +5,7 @@
  * (`failed to configure policy: ...`, `failed to configure binding: ...`) are collected for the
  * failure policy to weigh.
  */
+import { CelAuthorizer } from '../../../../../api/cel/admission.js';
 import { builtinResources } from '../../../../../api/resources.js';
 import { failureStatus, forbidden, qualifiedResource, ApiError } from '../../../../../api/status.js';
 import { isJsonObject, type JsonObject } from '../../../../../patch/types.js';
@@ -117,4 +118,27 @@ export function policyDenial(attributes: AdmissionAttributes, message: string, r
 /** Upstream's refusal while the policies are not listed yet. */
 export function notReady(attributes: AdmissionAttributes): ApiError {
   return forbidden({ group: attributes.resource.group, resource: attributes.resource.plural }, requestName(attributes), 'not yet ready to handle request');
+}
+
+/** The `authorizer` variable for a request: checks as the request's user through the server's authorizer. */
+export function celAuthorizer(attributes: AdmissionAttributes, resource?: { group: string; resource: string }): CelAuthorizer | undefined {
+  const authorize = attributes.authorize;
+  if (!authorize) return undefined;
+  return new CelAuthorizer(
+    async (r) => {
+      const result = await authorize({
+        verb: r.verb, resourceRequest: r.resourceRequest, apiGroup: r.apiGroup, resource: r.resource, subresource: r.subresource,
+        namespace: r.namespace, name: r.name, path: r.path, user: r.user ? { ...r.user } : undefined,
+      });
+      return { allowed: result.allowed, reason: result.reason };
+    },
+    undefined,
+    {
+      group: resource?.group ?? attributes.resource.group,
+      resource: resource?.resource ?? attributes.resource.plural,
+      subresource: attributes.subresource,
+      namespace: attributes.namespace,
+      name: attributes.name,
+    },
+  );
 }
