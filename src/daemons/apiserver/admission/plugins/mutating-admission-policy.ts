@@ -17,8 +17,9 @@ import { jsonPatchApply } from '../../../../patch/json.js';
 import { isJsonObject, jsonEqual, type JsonObject } from '../../../../patch/types.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginContext } from '../interfaces.js';
 import { compilePolicy, type CompiledPolicy } from './policy/compile.js';
-import { celAuthorizer, dispatch, matchEnvironment, nameOf, notReady, requestName, type Invocation } from './policy/dispatch.js';
+import { celAuthorizer, dispatch, matchEnvironment, nameOf, notReady, type Invocation } from './policy/dispatch.js';
 import { ApiError, failureStatus } from '../../../../api/status.js';
+import { admissionForbidden } from '../errors.js';
 import { activationFor, matchConditionsHold } from './policy/evaluate.js';
 import type { MatchEnvironment } from './policy/matching.js';
 import { PolicySource } from './policy/source.js';
@@ -60,9 +61,8 @@ export async function mutate(inv: Invocation, attributes: AdmissionAttributes, o
  * alone, with the reason Invalid and every failure as a cause.
  */
 function mutationDenial(attributes: AdmissionAttributes, failures: string[]): ApiError {
-  return new ApiError(failureStatus(403, 'Invalid', failures[0]!, {
-    name: requestName(attributes), group: attributes.resource.group, kind: attributes.resource.plural, causes: failures.map((message) => ({ message })),
-  }));
+  const error = admissionForbidden(attributes, 'admission request denied by policy');
+  return new ApiError(failureStatus(error.code, 'Invalid', failures[0]!, { ...error.status.details, causes: failures.map((message) => ({ message })) }));
 }
 
 export class MutatingAdmissionPolicyPlugin implements AdmissionPlugin {

@@ -7,7 +7,8 @@
  */
 import { CelAuthorizer } from '../../../../../api/cel/admission.js';
 import { builtinResources } from '../../../../../api/resources.js';
-import { failureStatus, forbidden, qualifiedResource, ApiError } from '../../../../../api/status.js';
+import { failureStatus, ApiError } from '../../../../../api/status.js';
+import { admissionForbidden } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../../../../patch/types.js';
 import { stringAt } from '../../../rest/objects.js';
 import type { AdmissionAttributes, AdmissionObjects } from '../../interfaces.js';
@@ -86,11 +87,6 @@ export async function dispatch(
   return { invocations, errors };
 }
 
-/** The name a refusal names (upstream's extractResourceName: the object's generateName before one is generated). */
-export function requestName(attributes: AdmissionAttributes): string {
-  return attributes.name || stringAt(attributes.object ?? {}, 'metadata', 'generateName') || 'Unknown';
-}
-
 /** Upstream's reasonToCode for a policy's denial. */
 function reasonToCode(reason: string): number {
   switch (reason) {
@@ -106,18 +102,16 @@ function reasonToCode(reason: string): number {
  * Upstream's admission.NewForbidden (`<resource> "<name>" is forbidden: <message>`) with the
  * denial's reason and code and the message as a cause.
  */
-export function policyDenial(attributes: AdmissionAttributes, message: string, reason: string | undefined, code?: number): ApiError {
-  const gr = { group: attributes.resource.group, resource: attributes.resource.plural };
-  const name = requestName(attributes);
+export function policyDenial(attributes: AdmissionAttributes, message: string, reason: string | undefined): ApiError {
+  const error = admissionForbidden(attributes, message);
   const r = reason || 'Forbidden';
-  return new ApiError(failureStatus(code ?? reasonToCode(r), r, `${qualifiedResource(gr)} "${name}" is forbidden: ${message}`, {
-    name, group: gr.group, kind: gr.resource, causes: [{ message }],
-  }));
+  const details = { ...error.status.details, causes: [...(error.status.details?.causes ?? []), { message }] };
+  return new ApiError(failureStatus(reasonToCode(r), r, error.status.message ?? message, details));
 }
 
 /** Upstream's refusal while the policies are not listed yet. */
 export function notReady(attributes: AdmissionAttributes): ApiError {
-  return forbidden({ group: attributes.resource.group, resource: attributes.resource.plural }, requestName(attributes), 'not yet ready to handle request');
+  return admissionForbidden(attributes, 'not yet ready to handle request');
 }
 
 /** The `authorizer` variable for a request: checks as the request's user through the server's authorizer. */
