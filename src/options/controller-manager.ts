@@ -70,6 +70,7 @@ const WORKER_OPTIONS_IN_EFFECT = new Set([
   'concurrent-endpoint-syncs',
   'concurrent-service-endpoint-syncs',
   'concurrent-gc-syncs',
+  'concurrent-validating-admission-policy-status-syncs',
 ]);
 
 const limitOptions: OptionSpec[] = concurrencyLimits.map(([name, seedDefault, handles]) => ({

@@ -3,7 +3,8 @@
  * ValidatingAdmissionPolicy whose ConfigMap param caps a Deployment's replicas, Warn and Audit
  * bindings (the Warning header kubectl prints, the audit log's annotation), a policy that does not
  * compile (refused with the compiler's error, the server still serving) and one with a field its
- * kind does not declare (a type-checking warning in its status), and a MutatingAdmissionPolicy
+ * kind does not declare (a type-checking warning in its status, written by the controller
+ * manager's status controller, run as the CLI), and a MutatingAdmissionPolicy
  * adding a label. Both plugins are in the default set.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
@@ -12,6 +13,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {stringify} from 'yaml';
 import {kubectl, sleep, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
+import {SHORT_LEASE_ARGS, startControllerManager, type ControllerManagerProcess} from '../helpers/controller-manager.js';
 import {names} from '../../src/api/names.js';
 import {auditConfig} from '../../src/daemons/apiserver/config.js';
 
@@ -44,6 +46,7 @@ const binding = (name: string, policyName: string, actions: string[], namespaceL
 describe('admission policies through kubectl', () => {
   let dir: string;
   let api: InProcessServer;
+  let cm: ControllerManagerProcess | undefined;
   const k = (args: string[]) => kubectl(api.orchconfigPath, args);
   const apply = async (name: string, ...objects: object[]) => {
     const path = join(dir, `${name}.yaml`);
@@ -56,9 +59,9 @@ describe('admission policies through kubectl', () => {
     return r;
   };
   /** Retries until the policy view has caught up with a just-created binding (a watch event away). */
-  const eventually = async <T>(attempt: () => Promise<T>, done: (t: T) => boolean): Promise<T> => {
+  const eventually = async <T>(attempt: () => Promise<T>, done: (t: T) => boolean, tries = 50): Promise<T> => {
     let last = await attempt();
-    for (let i = 0; i < 50 && !done(last); i++) {
+    for (let i = 0; i < tries && !done(last); i++) {
       await sleep(100);
       last = await attempt();
     }
@@ -82,6 +85,7 @@ describe('admission policies through kubectl', () => {
   }, 60_000);
 
   afterAll(async () => {
+    await cm?.stop();
     await api?.stop();
     if (dir) rmSync(dir, {recursive: true, force: true});
   });
@@ -134,11 +138,16 @@ describe('admission policies through kubectl', () => {
     await ok(apply('still-fine', deployment('after-broken', 1)));
   });
 
-  it('reports a field the matched kind does not declare in the policy status', async () => {
+  it("reports a field the matched kind does not declare in the policy status (the controller manager's status controller)", async () => {
+    cm = await startControllerManager({
+      name: 'cm-policies', orchconfigPath: api.orchconfigPath,
+      args: [...SHORT_LEASE_ARGS, '--controllers=validatingadmissionpolicy-status-controller', '--concurrent-validating-admission-policy-status-syncs=1'],
+    });
     await ok(apply('typo', replicaPolicy('typo', 'object.spec.replicaz <= int(params.data.maxReplicas)')));
     const status = await eventually(
       async () => (await k(['get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.status}'])).stdout,
       (s) => s.includes('expressionWarnings'),
+      200,
     );
     const parsed = JSON.parse(status);
     expect(parsed.observedGeneration).toBe(1);
@@ -146,7 +155,7 @@ describe('admission policies through kubectl', () => {
       fieldRef: 'spec.validations[0].expression',
       warning: expect.stringContaining("apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'"),
     }]);
-  });
+  }, 40_000);
 
   it('a MutatingAdmissionPolicy adds a label', async () => {
     await ok(apply('label-policy', {

@@ -10,7 +10,7 @@ import {ApiError} from '../../src/api/status.js';
 import type {AdmissionAttributes, AdmissionObjects} from '../../src/daemons/apiserver/admission/interfaces.js';
 import {ValidatingAdmissionPolicyPlugin} from '../../src/daemons/apiserver/admission/plugins/validating-admission-policy.js';
 import {compilePolicy, validateBinding} from '../../src/daemons/apiserver/admission/plugins/policy/compile.js';
-import {typeCheckPolicy} from '../../src/daemons/apiserver/admission/plugins/policy/status.js';
+import {typeCheckPolicy} from '../../src/api/cel/policy-typecheck.js';
 import type {JsonObject} from '../../src/patch/types.js';
 
 const AR = () => names().groups.admissionregistration;
@@ -50,7 +50,7 @@ interface Outcome {
 
 async function admit(objects: Array<[string, string, string, JsonObject]>, object: JsonObject, operation: 'CREATE' | 'UPDATE' = 'CREATE', authorize?: AdmissionAttributes['authorize']): Promise<Outcome> {
   const store = memoryObjects([['', 'namespaces', '', {metadata: {name: 'team-a', labels: {env: 'prod'}}}], ...objects]);
-  const plugin = new ValidatingAdmissionPolicyPlugin({objects: store, log: () => undefined}, {writeStatus: false});
+  const plugin = new ValidatingAdmissionPolicyPlugin({objects: store});
   const warnings: string[] = [];
   const annotations: Record<string, string> = {};
   const attributes: AdmissionAttributes = {

@@ -19,6 +19,7 @@ import {garbageCollectorController} from './garbage-collector.js';
 import {schedulerController} from './scheduler.js';
 import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
 import {rootCaPublisherController} from './root-ca-publisher.js';
+import {validatingAdmissionPolicyStatusController} from './validating-admission-policy-status.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -40,6 +41,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   schedulerController,
   clusterRoleAggregationController,
   rootCaPublisherController,
+  validatingAdmissionPolicyStatusController,
 ];
 
 /**
@@ -76,6 +78,7 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'concurrent-daemonset-syncs',
   'concurrent-cron-job-syncs',
   'concurrent-ttl-after-finished-syncs',
+  'concurrent-validating-admission-policy-status-syncs',
   'concurrent-endpoint-syncs',
   'endpoint-updates-batch-period',
   'concurrent-service-endpoint-syncs',

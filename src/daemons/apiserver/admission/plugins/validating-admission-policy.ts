@@ -6,7 +6,7 @@
  * reason and code), Warn adds a Warning header, Audit adds the
  * `validation.policy.admission.<domain>/validation_failure` audit annotation. Evaluation errors
  * and configuration problems follow the policy's failurePolicy. The policies' status (type
- * checking) is written by policy/status.ts.
+ * checking) is the controller manager's (validatingadmissionpolicy-status-controller).
  */
 import { names } from '../../../../api/names.js';
 import { isJsonObject, type JsonObject } from '../../../../patch/types.js';
@@ -16,7 +16,6 @@ import { celAuthorizer, dispatch, matchEnvironment, nameOf, notReady, policyDeni
 import { validatePolicy, type PolicyDecision } from './policy/evaluate.js';
 import type { MatchEnvironment } from './policy/matching.js';
 import { PolicySource } from './policy/source.js';
-import { PolicyStatusWriter } from './policy/status.js';
 
 /** Upstream's limit on an audit annotation value. */
 const MAX_AUDIT_ANNOTATION_VALUE = 10 * 1024;
@@ -32,9 +31,8 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
   readonly name = 'ValidatingAdmissionPolicy';
   private readonly source: PolicySource<CompiledPolicy>;
   private readonly env: MatchEnvironment;
-  private readonly status?: PolicyStatusWriter;
 
-  constructor(private readonly context: Pick<AdmissionPluginContext, 'objects' | 'watch' | 'log'>, options: { writeStatus?: boolean } = {}) {
+  constructor(private readonly context: Pick<AdmissionPluginContext, 'objects' | 'watch'>) {
     const group = names().groups.admissionregistration;
     this.source = new PolicySource(
       { group, policies: 'validatingadmissionpolicies', bindings: 'validatingadmissionpolicybindings' },
@@ -43,10 +41,6 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       context.watch,
     );
     this.env = matchEnvironment(context.objects);
-    if (options.writeStatus !== false) {
-      this.status = new PolicyStatusWriter(context.objects, context.log);
-      this.source.onPolicy = (policy) => this.status!.observe(policy);
-    }
   }
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
@@ -128,6 +122,5 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
 
   close(): void {
     this.source.stop();
-    this.status?.stop();
   }
 }

@@ -28,8 +28,6 @@ export class PolicySource<C> {
   private readonly bindings = new Map<string, JsonObject>();
   private readonly compiled = new Map<string, { version: string; compiled: C }>();
   private readonly watches: AdmissionWatch[] = [];
-  /** Called when a policy is seen (listed, created, updated), e.g. to refresh its status. */
-  onPolicy?: (policy: JsonObject) => void;
 
   constructor(
     private readonly resources: PolicyResources,
@@ -40,10 +38,7 @@ export class PolicySource<C> {
     if (!watch) return;
     this.watches.push(
       watch(resources.group, resources.policies, {
-        apply: (o) => {
-          this.policies.set(nameOf(o), o);
-          this.onPolicy?.(o);
-        },
+        apply: (o) => this.policies.set(nameOf(o), o),
         remove: (o) => {
           this.policies.delete(nameOf(o));
           this.compiled.delete(nameOf(o));

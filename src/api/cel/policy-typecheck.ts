@@ -1,7 +1,6 @@
 /**
- * A ValidatingAdmissionPolicy's status: `observedGeneration` and `typeChecking.expressionWarnings`
- * (upstream's type checking of validating/typechecking.go, run by the controller manager's status
- * controller there; here the API server writes it when it sees a new generation of a policy).
+ * The type checking of a ValidatingAdmissionPolicy for its status (upstream's
+ * validating/typechecking.go), which the controller manager's status controller writes.
  *
  * The check: for each kind the policy's resourceRules name exactly (no wildcards), the field
  * selections on `object` and `oldObject` are followed through that kind's OpenAPI schema, and a
@@ -10,12 +9,10 @@
  * not fail for it at run time (they see unstructured objects, as upstream).
  */
 import type { ASTNode } from '@marcbachmann/cel-js';
-import { compileAdmissionExpression } from '../../../../../api/cel/admission.js';
-import { names } from '../../../../../api/names.js';
-import { builtinResources } from '../../../../../api/resources.js';
-import { builtinSchemas, gvkKey, refName, type Schema } from '../../../../../api/schema/definitions.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../../../patch/types.js';
-import type { AdmissionObjects } from '../../interfaces.js';
+import { compileAdmissionExpression } from './admission.js';
+import { builtinResources } from '../resources.js';
+import { builtinSchemas, gvkKey, refName, type Schema } from '../schema/definitions.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../patch/types.js';
 
 export interface ExpressionWarning {
   fieldRef: string;
@@ -150,43 +147,4 @@ export function typeCheckPolicy(policy: JsonObject): ExpressionWarning[] {
     if (problems.length) warnings.push({ fieldRef, warning: problems.join('\n') });
   }
   return warnings;
-}
-
-/** Writes the status of policies whose generation it has not observed yet. */
-export class PolicyStatusWriter {
-  private readonly pending = new Set<string>();
-  private stopped = false;
-
-  constructor(
-    private readonly objects: AdmissionObjects,
-    private readonly log: (message: string, ...keysAndValues: unknown[]) => void,
-  ) {}
-
-  observe(policy: JsonObject): void {
-    const meta = isJsonObject(policy.metadata) ? policy.metadata : {};
-    const generation = typeof meta.generation === 'number' ? meta.generation : 1;
-    const status = isJsonObject(policy.status) ? policy.status : {};
-    if (status.observedGeneration === generation || this.stopped) return;
-    const key = `${String(meta.name)}/${generation}`;
-    if (this.pending.has(key)) return;
-    this.pending.add(key);
-    void this.write(policy, generation).finally(() => this.pending.delete(key));
-  }
-
-  private async write(policy: JsonObject, generation: number): Promise<void> {
-    const meta = policy.metadata as JsonObject;
-    const warnings = typeCheckPolicy(policy);
-    const status: JsonObject = { observedGeneration: generation, typeChecking: { expressionWarnings: warnings as unknown as JsonValue } };
-    if (warnings.length === 0) status.typeChecking = {};
-    try {
-      await this.objects.update(names().groups.admissionregistration, 'validatingadmissionpolicies', '', { ...policy, metadata: { ...meta }, status }, 'status');
-    } catch (error) {
-      // A newer generation (conflict) is written when it is seen; anything else is logged.
-      if (!this.stopped) this.log('ValidatingAdmissionPolicy status not written', 'policy', meta.name, 'err', (error as Error).message);
-    }
-  }
-
-  stop(): void {
-    this.stopped = true;
-  }
 }
