@@ -149,6 +149,19 @@ describe('the authorizer variable', () => {
     const denied = [P(policy({validations: [{expression: "authorizer.group('').resource('secrets').namespace('other').check('delete').allowed()", message: 'needs delete on secrets'}]})), B(binding({}))];
     expect((await admit(denied, deployment(1), 'CREATE', authorize)).error?.message).toContain('denied request: needs delete on secrets');
   });
+  it('a variable may hold a check (evaluated ahead, awaited), and another variable may use it', async () => {
+    const objects = [P(policy({
+      variables: [
+        {name: 'mayDelete', expression: "authorizer.group('apps').resource('deployments').namespace(object.metadata.namespace).check('delete').allowed()"},
+        {name: 'big', expression: 'object.spec.replicas > 3'},
+        {name: 'allowedBig', expression: 'variables.mayDelete || !variables.big'},
+      ],
+      validations: [{expression: 'variables.allowedBig', messageExpression: "'big deployments need delete rights, have ' + string(variables.mayDelete)"}],
+    })), B(binding({}))];
+    expect((await admit(objects, deployment(5), 'CREATE', authorize)).error).toBeUndefined();
+    const elsewhere = {...deployment(5), metadata: {name: 'web', namespace: 'team-b'}};
+    expect((await admit(objects, elsewhere, 'CREATE', authorize)).error?.message).toContain('denied request: big deployments need delete rights, have false');
+  });
 });
 
 describe('the API validation of policies and bindings', () => {

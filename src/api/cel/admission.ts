@@ -140,25 +140,54 @@ export class AdmissionActivation {
     }
     // Composition: `variables.<name>` evaluates its expression on first use, then keeps the value.
     const lazy: Record<string, unknown> = {};
-    const cache = new Map<string, EvaluationResult | Promise<EvaluationResult>>();
     for (const { name, compiled } of variables) {
+      this.definitions.set(name, compiled);
       Object.defineProperty(lazy, name, {
         enumerable: true,
         get: () => {
-          let result = cache.get(name);
+          let result = this.variableResults.get(name);
           if (!result) {
-            result = compiled.error
-              ? { error: `composited variable "${name}" fails to compile: ${compiled.error}` }
-              : this.run(compiled);
-            cache.set(name, result);
+            result = this.evaluateVariable(name);
+            this.variableResults.set(name, result);
           }
-          if (result instanceof Promise) throw new Error(`composited variable "${name}" needs an asynchronous check; use it directly in the expression`);
+          if (result instanceof Promise) throw new Error(`composited variable "${name}" is still being evaluated`);
           if (result.error !== undefined) throw new Error(result.error);
           return result.value;
         },
       });
     }
     this.values.variables = lazy;
+  }
+
+  private readonly definitions = new Map<string, CompiledExpression>();
+  private readonly variableResults = new Map<string, EvaluationResult | Promise<EvaluationResult>>();
+
+  private evaluateVariable(name: string): EvaluationResult | Promise<EvaluationResult> {
+    const compiled = this.definitions.get(name)!;
+    return compiled.error !== undefined ? { error: `composited variable "${name}" fails to compile: ${compiled.error}` } : this.runNow(compiled);
+  }
+
+  /**
+   * Evaluates ahead the variables an expression names (and theirs), awaiting the asynchronous ones
+   * (authorizer checks), so the lazy getters find their values ready.
+   */
+  private prepare(node: ASTNode | undefined, seen = new Set<string>()): Promise<unknown> | undefined {
+    if (!node || this.definitions.size === 0) return undefined;
+    const pending: Array<Promise<unknown>> = [];
+    for (const name of referencedVariables(node)) {
+      if (seen.has(name) || !this.definitions.has(name)) continue;
+      seen.add(name);
+      const known = this.variableResults.get(name);
+      if (known) {
+        if (known instanceof Promise) pending.push(known);
+        continue;
+      }
+      const dependencies = this.prepare(this.definitions.get(name)!.program?.ast as ASTNode | undefined, seen);
+      const result = dependencies ? dependencies.then(() => this.evaluateVariable(name)) : this.evaluateVariable(name);
+      this.variableResults.set(name, result);
+      if (result instanceof Promise) pending.push(result.then((r) => this.variableResults.set(name, r)));
+    }
+    return pending.length ? Promise.all(pending) : undefined;
   }
 
   /** A JSON value's shape as a schema (for sizes in the cost model), noting the sizes met. */
@@ -185,6 +214,12 @@ export class AdmissionActivation {
   /** Runs an expression within the per-call limit and the remaining budget. */
   run(compiled: CompiledExpression): EvaluationResult | Promise<EvaluationResult> {
     if (compiled.error !== undefined) return { error: `compilation error: ${compiled.error}` };
+    const ready = this.prepare(compiled.program!.ast as ASTNode);
+    return ready ? ready.then(() => this.runNow(compiled)) : this.runNow(compiled);
+  }
+
+  private runNow(compiled: CompiledExpression): EvaluationResult | Promise<EvaluationResult> {
+    if (compiled.error !== undefined) return { error: `compilation error: ${compiled.error}` };
     const program = compiled.program!;
     // cel-go stops an expression when its cost passes the per-call limit, having spent that much.
     const cost = Math.min(estimate(program.ast as ASTNode, this.scope, this.oracle).cost, PER_CALL_LIMIT + 1);
@@ -203,6 +238,23 @@ export class AdmissionActivation {
       return failed(error);
     }
   }
+}
+
+/** The names `variables.<name>` selects in an expression. */
+function referencedVariables(node: ASTNode): string[] {
+  const out: string[] = [];
+  const visit = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(visit);
+    if (!n || typeof n !== 'object' || !('op' in n)) return;
+    const x = n as ASTNode;
+    if ((x.op === '.' || x.op === '.?') && Array.isArray(x.args)) {
+      const [operand, key] = x.args as [ASTNode, string];
+      if (operand?.op === 'id' && operand.args === 'variables' && typeof key === 'string') out.push(key);
+    }
+    visit(x.args);
+  };
+  visit(node);
+  return out;
 }
 
 /** The first line of a CEL error, worded as cel-go's (`no such key: foo`). */
