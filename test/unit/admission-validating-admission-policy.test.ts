@@ -133,6 +133,25 @@ describe('ValidatingAdmissionPolicy decisions', () => {
   });
 });
 
+describe('matchPolicy Equivalent', () => {
+  it('a policy on autoscaling/v2 sees an autoscaling/v1 request converted to v2', async () => {
+    const hpaV1 = builtinResource('autoscaling', 'horizontalpodautoscalers')!;
+    const v1 = {...hpaV1, ...(hpaV1.version === 'v1' ? {} : {version: 'v1', storageVersion: {group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler'}})};
+    const store = memoryObjects([['', 'namespaces', '', {metadata: {name: 'team-a'}}],
+      P(policy({
+        matchConstraints: {matchPolicy: 'Equivalent', resourceRules: [{apiGroups: ['autoscaling'], apiVersions: ['v2'], operations: ['CREATE'], resources: ['horizontalpodautoscalers']}]},
+        validations: [{expression: "request.kind.version == 'v2' && object.spec.metrics.all(m, m.resource.target.averageUtilization <= 50)", message: 'utilization targets above 50% are not allowed'}],
+      })), B(binding({}))]);
+    const plugin = new ValidatingAdmissionPolicyPlugin({objects: store});
+    const hpa = {apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: {name: 'web', namespace: 'team-a'},
+      spec: {scaleTargetRef: {apiVersion: 'apps/v1', kind: 'Deployment', name: 'web'}, maxReplicas: 5, targetCPUUtilizationPercentage: 80}};
+    const attributes: AdmissionAttributes = {operation: 'CREATE', resource: v1, subresource: '', namespace: 'team-a', name: 'web', object: hpa, user: {name: 'u', groups: []}, dryRun: false};
+    await expect(plugin.validate(attributes)).rejects.toThrow('denied request: utilization targets above 50% are not allowed');
+    await expect(plugin.validate({...attributes, object: {...hpa, spec: {...hpa.spec, targetCPUUtilizationPercentage: 40}}})).resolves.toBeUndefined();
+    plugin.close();
+  });
+});
+
 describe('the authorizer variable', () => {
   const checks: string[] = [];
   const authorize: AdmissionAttributes['authorize'] = async (a) => {

@@ -17,7 +17,7 @@ import { jsonPatchApply } from '../../../../patch/json.js';
 import { isJsonObject, jsonEqual, type JsonObject } from '../../../../patch/types.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginContext } from '../interfaces.js';
 import { compilePolicy, type CompiledPolicy } from './policy/compile.js';
-import { celAuthorizer, dispatch, matchEnvironment, nameOf, notReady, type Invocation } from './policy/dispatch.js';
+import { celAuthorizer, dispatch, matchEnvironment, versionedObject, nameOf, notReady, type Invocation } from './policy/dispatch.js';
 import { ApiError, failureStatus } from '../../../../api/status.js';
 import { admissionForbidden } from '../errors.js';
 import { activationFor, matchConditionsHold } from './policy/evaluate.js';
@@ -26,9 +26,11 @@ import { PolicySource } from './policy/source.js';
 import { CostBudgetExceeded } from '../../../../api/cel/admission.js';
 
 /** Applies one policy invocation's mutations to `object`; returns the new object or throws the failure's text. */
-export async function mutate(inv: Invocation, attributes: AdmissionAttributes, object: JsonObject): Promise<JsonObject | undefined> {
+export async function mutate(inv: Invocation, attributes: AdmissionAttributes, requestObject: JsonObject): Promise<JsonObject | undefined> {
+  const versions = versionedObject(attributes, inv.match);
+  const object = versions.to(requestObject);
   const activation = activationFor(inv.compiled, {
-    object, oldObject: attributes.oldObject ?? null, request: inv.request, params: inv.param, namespaceObject: inv.namespaceObject,
+    object, oldObject: attributes.oldObject ? versions.to(attributes.oldObject) : null, request: inv.request, params: inv.param, namespaceObject: inv.namespaceObject,
     authorizer: celAuthorizer(attributes, inv.match.resource),
   });
   const matched = await matchConditionsHold(inv.compiled, activation);
@@ -53,7 +55,7 @@ export async function mutate(inv: Invocation, attributes: AdmissionAttributes, o
       current = merge(current, value, typeAt(types, apiVersion, kind, []));
     }
   }
-  return current;
+  return versions.back(current);
 }
 
 /**

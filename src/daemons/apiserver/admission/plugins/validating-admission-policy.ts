@@ -12,7 +12,7 @@ import { names } from '../../../../api/names.js';
 import { isJsonObject, type JsonObject } from '../../../../patch/types.js';
 import type { AdmissionAttributes, AdmissionPlugin, AdmissionPluginContext } from '../interfaces.js';
 import { compilePolicy, type CompiledPolicy } from './policy/compile.js';
-import { celAuthorizer, dispatch, matchEnvironment, nameOf, notReady, policyDenial } from './policy/dispatch.js';
+import { celAuthorizer, dispatch, matchEnvironment, nameOf, notReady, policyDenial, versionedObject } from './policy/dispatch.js';
 import { validatePolicy, type PolicyDecision } from './policy/evaluate.js';
 import type { MatchEnvironment } from './policy/matching.js';
 import { PolicySource } from './policy/source.js';
@@ -61,9 +61,10 @@ export class ValidatingAdmissionPolicyPlugin implements AdmissionPlugin {
       const actions = (isJsonObject(inv.binding.spec) && Array.isArray(inv.binding.spec.validationActions) ? inv.binding.spec.validationActions : [])
         .filter((a): a is string => typeof a === 'string');
       const authorizer = celAuthorizer(attributes, inv.match.resource);
+      const versions = versionedObject(attributes, inv.match);
       const result = await validatePolicy(inv.compiled, {
-        object: attributes.object ?? null,
-        oldObject: attributes.oldObject ?? null,
+        object: attributes.object ? versions.to(attributes.object) : null,
+        oldObject: attributes.oldObject ? versions.to(attributes.oldObject) : null,
         request: inv.request,
         params: inv.param,
         namespaceObject: inv.namespaceObject,

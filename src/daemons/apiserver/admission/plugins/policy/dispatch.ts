@@ -11,6 +11,7 @@ import { failureStatus, ApiError } from '../../../../../api/status.js';
 import { admissionForbidden } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../../../../patch/types.js';
 import { stringAt } from '../../../rest/objects.js';
+import { fromStorage, toStorage } from '../../../rest/conversion.js';
 import type { AdmissionAttributes, AdmissionObjects } from '../../interfaces.js';
 import type { CompiledPolicy } from './compile.js';
 import { admissionRequest, collectParams, namespaceObject } from './invocation.js';
@@ -35,6 +36,23 @@ export interface ConfigurationError {
 }
 
 export const nameOf = (o: JsonObject) => stringAt(o, 'metadata', 'name') ?? '';
+
+/**
+ * The object as the version a policy matched (matchPolicy Equivalent: an autoscaling/v1 request
+ * seen by a policy on autoscaling/v2), through the conversions the registry uses; `back` turns a
+ * mutated object into the request's version again. Identity when the versions are the same.
+ */
+export function versionedObject(attributes: AdmissionAttributes, match: MatchResult): { to(o: JsonObject): JsonObject; back(o: JsonObject): JsonObject } {
+  const requested = attributes.resource;
+  const target = match.resource;
+  const same = !target || (target.group === requested.group && target.version === requested.version);
+  const info = same ? undefined : builtinResources().find((r) => r.group === target!.group && r.version === target!.version && r.plural === target!.resource);
+  if (!info) return { to: (o) => o, back: (o) => o };
+  return {
+    to: (o) => fromStorage(info, toStorage(requested, o)),
+    back: (o) => fromStorage(requested, toStorage(info, o)),
+  };
+}
 
 /** The environment matching needs, on the server's objects and served resources. */
 export function matchEnvironment(objects: AdmissionObjects): MatchEnvironment {
