@@ -22,6 +22,8 @@ import {CertificateApproval} from './plugins/certificate-approval.js';
 import {CertificateSigning} from './plugins/certificate-signing.js';
 import {CertificateSubjectRestriction} from './plugins/certificate-subject-restriction.js';
 import {ClusterTrustBundleAttest} from './plugins/cluster-trust-bundle-attest.js';
+import {createEventRateLimit} from './plugins/event-rate-limit.js';
+import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
@@ -41,4 +43,6 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   CertificateSigning: () => new CertificateSigning(),
   CertificateSubjectRestriction: () => new CertificateSubjectRestriction(),
   ClusterTrustBundleAttest: () => new ClusterTrustBundleAttest(),
+  EventRateLimit: createEventRateLimit,
+  ResourceQuota: createResourceQuotaAdmission,
 };
