@@ -6,6 +6,8 @@
 import type {AdmissionPluginFactory} from './interfaces.js';
 import type {AdmissionPluginName} from './plugin-names.js';
 import {NamespaceLifecycle} from './plugins/namespace-lifecycle.js';
+import {MutatingAdmissionPolicyPlugin} from './plugins/mutating-admission-policy.js';
+import {ValidatingAdmissionPolicyPlugin} from './plugins/validating-admission-policy.js';
 import {AlwaysAdmit} from './plugins/always-admit.js';
 import {AlwaysDeny} from './plugins/always-deny.js';
 import {NamespaceAutoProvision} from './plugins/namespace-auto-provision.js';
@@ -26,6 +28,8 @@ import {createPodSecurity} from './plugins/pod-security/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
+  MutatingAdmissionPolicy: (context) => new MutatingAdmissionPolicyPlugin(context),
+  ValidatingAdmissionPolicy: (context) => new ValidatingAdmissionPolicyPlugin(context),
   AlwaysAdmit: () => new AlwaysAdmit(),
   AlwaysDeny: () => new AlwaysDeny(),
   NamespaceAutoProvision: (context) => new NamespaceAutoProvision(context.objects),
