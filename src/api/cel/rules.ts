@@ -123,7 +123,8 @@ class CelTypes {
   }
 }
 
-function dynValue(v: JsonValue): unknown {
+/** A JSON value as a CEL value of type dyn (integers as BigInt). */
+export function dynValue(v: JsonValue): unknown {
   if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
   if (Array.isArray(v)) return v.map(dynValue);
   if (isJsonObject(v)) return Object.fromEntries(Object.entries(v).map(([k, c]) => [k, dynValue(c)]));

@@ -4,6 +4,13 @@
  * and list again after a watch error (a compacted revision, a lost etcd connection) after a pause.
  */
 import type {Store, WatchHandle} from './storage/store.js';
+import {builtinResource} from '../../api/resources.js';
+
+/** The key prefix of a built-in resource (its catalog entry's, else the catalog's default rule), ending in `/`. */
+export function builtinKeyPrefix(keyPrefix: string, group: string, plural: string): string {
+  const info = builtinResource(group, plural);
+  return `${keyPrefix}/${info?.storagePrefix ?? (group === '' || !group.includes('.') ? plural : `${group}/${plural}`)}/`;
+}
 
 export interface PrefixHandlers {
   /** An object written (listed, created or updated), decoded. */

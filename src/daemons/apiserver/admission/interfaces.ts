@@ -37,8 +37,22 @@ export interface AdmissionAttributes {
    * `<plugin>.admission.<domain>/<name>` by upstream's convention (e.g. `pod-security.<domain>/enforce-policy`).
    */
   addAnnotation?(key: string, value: string): void;
+  /**
+   * The reinvocation of the mutating phase (upstream's ReinvocationContext), set by the chain: a
+   * plugin whose change another reinvocable plugin may not have seen asks for one more run.
+   */
+  reinvocation?: AdmissionReinvocation;
   /** Asks the server's authorizer as the request's user (or another user), e.g. OwnerReferencesPermissionEnforcement. */
   authorize?(attributes: Omit<AuthorizationAttributes, 'user'> & {user?: UserInfo}): Promise<{allowed: boolean; reason?: string}>;
+}
+
+export interface AdmissionReinvocation {
+  /** True during the second run of the mutating plugins. */
+  readonly isReinvoke: boolean;
+  /** Asks the chain to run the mutating plugins once more after this run. */
+  requestReinvocation(): void;
+  /** Plugins' own state kept from the first run into the second, by plugin name. */
+  readonly values: Map<string, unknown>;
 }
 
 export interface AdmissionPlugin {
@@ -65,6 +79,22 @@ export interface AdmissionObjects {
   create(group: string, resource: string, namespace: string, object: JsonObject): Promise<JsonObject>;
   /** Replaces the object (its metadata.resourceVersion is the precondition); `subresource` e.g. `status`. */
   update(group: string, resource: string, namespace: string, object: JsonObject, subresource?: string): Promise<JsonObject>;
+  /**
+   * Keeps an in-memory view of every object of the resource in step with the store (list, then
+   * watch); for plugins that read their configuration objects on every request (webhooks).
+   */
+  watch?(group: string, resource: string, handlers: ObjectWatchHandlers): ObjectWatch;
+}
+
+export interface ObjectWatchHandlers {
+  apply(object: JsonObject): void;
+  remove(object: JsonObject): void;
+}
+
+export interface ObjectWatch {
+  /** True once the first list has been applied. */
+  readonly synced: boolean;
+  stop(): void;
 }
 
 /** What a plugin's factory receives when the chain is built at start. */
@@ -81,6 +111,8 @@ export interface AdmissionPluginContext {
   /** The server's options a plugin reads (its option table names, camelCased), e.g. `defaultNotReadyTolerationSeconds`. */
   serverOptions: Readonly<Record<string, unknown>>;
   log(message: string, ...keysAndValues: unknown[]): void;
+  /** Every resource the server serves now (built-ins and custom resources), for matchPolicy Equivalent; the built-ins without it. */
+  resources?(): readonly ResourceInfo[];
 }
 
 /** Builds a plugin; a bad configuration throws an Error naming the plugin and the problem (the server does not start). */

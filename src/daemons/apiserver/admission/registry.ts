@@ -6,7 +6,10 @@
 import type {AdmissionPluginFactory} from './interfaces.js';
 import type {AdmissionPluginName} from './plugin-names.js';
 import {NamespaceLifecycle} from './plugins/namespace-lifecycle.js';
+import {createAdmissionWebhookPlugin} from './plugins/webhook/plugin.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
+  MutatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, true),
+  ValidatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, false),
 };

@@ -1,0 +1,46 @@
+/**
+ * The webhook configurations in effect, kept in memory from a watch of the store (upstream's
+ * configuration manager over an informer): each configuration's webhooks are parsed and compiled
+ * when it changes, and every request reads the current list, configurations sorted by name and
+ * webhooks in their order, as upstream calls them.
+ */
+import {stringAt} from '../../../rest/objects.js';
+import type {JsonObject} from '../../../../../patch/types.js';
+import type {ObjectWatch} from '../../interfaces.js';
+import {webhookAccessors, type WebhookAccessor} from './accessors.js';
+
+export class WebhookSource {
+  private readonly byName = new Map<string, WebhookAccessor[]>();
+  private sorted: WebhookAccessor[] | undefined = [];
+  private watch: ObjectWatch | undefined;
+
+  constructor(private readonly mutating: boolean) {}
+
+  /** Feeds the source (the plugin connects it to the store's watch). */
+  attach(watch: ObjectWatch): void {
+    this.watch = watch;
+  }
+
+  get synced(): boolean {
+    return this.watch?.synced ?? true;
+  }
+
+  apply(configuration: JsonObject): void {
+    this.byName.set(stringAt(configuration, 'metadata', 'name') ?? '', webhookAccessors(configuration, this.mutating));
+    this.sorted = undefined;
+  }
+
+  remove(configuration: JsonObject): void {
+    this.byName.delete(stringAt(configuration, 'metadata', 'name') ?? '');
+    this.sorted = undefined;
+  }
+
+  webhooks(): readonly WebhookAccessor[] {
+    this.sorted ??= [...this.byName.keys()].sort().flatMap((name) => this.byName.get(name)!);
+    return this.sorted;
+  }
+
+  stop(): void {
+    this.watch?.stop();
+  }
+}
