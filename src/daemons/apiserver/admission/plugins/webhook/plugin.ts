@@ -28,7 +28,8 @@ export class AdmissionWebhookPlugin implements AdmissionPlugin {
 
   constructor(
     private readonly mutating: boolean,
-    private readonly source: WebhookSource,
+    /** The configurations in effect (read by tests to know a written configuration has arrived). */
+    readonly source: WebhookSource,
     private readonly dispatcher: WebhookDispatcher,
     private readonly clock: Pick<Clock, 'now'> = {now: () => Date.now()},
   ) {

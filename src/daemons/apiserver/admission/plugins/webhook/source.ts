@@ -35,6 +35,10 @@ export class WebhookSource {
     this.sorted = undefined;
   }
 
+  has(configurationName: string): boolean {
+    return this.byName.has(configurationName);
+  }
+
   webhooks(): readonly WebhookAccessor[] {
     this.sorted ??= [...this.byName.keys()].sort().flatMap((name) => this.byName.get(name)!);
     return this.sorted;
