@@ -5,6 +5,7 @@
  * webhook's timeout as the whole call's deadline, announced to the webhook as `?timeout=<n>s`.
  * Every failure is a CallingWebhookError with upstream's wording.
  */
+import {Agent} from 'node:https';
 import {names} from '../../../../../api/names.js';
 import {dialError, postJson} from '../../../webhook-post.js';
 import type {JsonObject} from '../../../../../patch/types.js';
@@ -17,6 +18,7 @@ export type ServiceResolver = (namespace: string, name: string, port: number) =>
 
 export interface WebhookCaller {
   call(hook: WebhookAccessor, review: JsonObject): Promise<unknown>;
+  close?(): void;
 }
 
 /** client-go's text for an answer that is not 2xx. */
@@ -32,7 +34,16 @@ function statusText(status: number, text: string): string {
   return `the server responded with the status code ${status} but did not return more information`;
 }
 
+/**
+ * Idle connections close before the usual 5 s keep-alive of servers (Node's and Go's defaults), so
+ * a request never goes out on a socket the webhook is closing.
+ */
+const IDLE_SOCKET_MS = 4000;
+
 export class WebhookClient implements WebhookCaller {
+  /** One keep-alive agent: Node keys its pooled connections by host, port, CA, certificate and server name. */
+  private readonly agent = new Agent({keepAlive: true, timeout: IDLE_SOCKET_MS});
+
   constructor(
     private readonly credentials: CredentialsResolver,
     private readonly resolveService: ServiceResolver,
@@ -77,6 +88,7 @@ export class WebhookClient implements WebhookCaller {
         headers: {...credentialHeaders(credentials), 'User-Agent': `${names().product}-apiserver-admission`},
         timeoutMs: hook.timeoutSeconds * 1000,
         connectTo,
+        agent: this.agent,
       });
     } catch (error) {
       throw fail(`failed to call webhook: Post "${shown}": ${dialError(error as NodeJS.ErrnoException)}`);
@@ -87,5 +99,9 @@ export class WebhookClient implements WebhookCaller {
     } catch (error) {
       throw fail(`failed to call webhook: ${(error as Error).message}`);
     }
+  }
+
+  close(): void {
+    this.agent.destroy();
   }
 }

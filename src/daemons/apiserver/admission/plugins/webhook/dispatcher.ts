@@ -80,6 +80,10 @@ function selectorMatches(requirements: LabelRequirement[], labels: Record<string
 export class WebhookDispatcher {
   constructor(private readonly deps: DispatcherDependencies) {}
 
+  close(): void {
+    this.deps.caller.close?.();
+  }
+
   private namespaceName(a: AdmissionAttributes): string {
     return a.resource.group === '' && a.resource.plural === 'namespaces' ? a.name : a.namespace;
   }

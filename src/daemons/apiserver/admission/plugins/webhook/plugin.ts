@@ -64,6 +64,7 @@ export class AdmissionWebhookPlugin implements AdmissionPlugin {
 
   close(): void {
     this.source.stop();
+    this.dispatcher.close();
   }
 }
 
