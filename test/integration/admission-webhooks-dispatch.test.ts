@@ -42,7 +42,7 @@ function context(configuration?: JsonObject): AdmissionPluginContext {
       list: async () => [],
       create: async (_g, _r, _n, o) => o,
       update: async (_g, _r, _n, o) => o,
-      watch: storeObjectWatch(store, '/registry', (e) => logs.push(e.message)),
+      watch: storeObjectWatch(store, (g, r) => builtinKeyPrefix('/registry', g, r), (e) => logs.push(e.message)),
     },
     clock: {now: () => Date.now()} as AdmissionPluginContext['clock'],
     serverOptions: {},
