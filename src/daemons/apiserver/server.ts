@@ -318,7 +318,7 @@ export class ApiServer {
     const configurations = a.configFile ? await readAdmissionConfiguration(a.configFile) : undefined;
     const plugins = enabledAdmissionPlugins({enable: a.enable, disable: a.disable, admissionControl: a.admissionControl});
     const chain = await buildAdmissionChain({
-      plugins, configurations, factories: ADMISSION_PLUGIN_FACTORIES, objects: api.admissionObjects, clock: systemClock,
+      plugins, configurations, factories: ADMISSION_PLUGIN_FACTORIES, objects: api.admissionObjects, clock: systemClock, resources: () => api.registry.all(),
       serverOptions: a.serverOptions, log: (message, ...kv) => log.info(message, ...kv), warn: (message) => log.warning(message),
     });
     log.info('Admission plugins', 'plugins', chain.plugins.map((p) => p.name).join(','));

@@ -10,6 +10,7 @@ import type {AdmissionObjects, AdmissionPlugin, AdmissionPluginFactory} from './
 import {DEFAULT_ON_ADMISSION_PLUGINS, type AdmissionPluginName} from './plugin-names.js';
 import type {PluginConfiguration} from './config-file.js';
 import type {Clock} from '../../shared/clock.js';
+import type {ResourceInfo} from '../../../api/resources.js';
 
 export interface AdmissionBuildOptions {
   /** The plugins to run, in order (enabledAdmissionPlugins). */
@@ -19,6 +20,8 @@ export interface AdmissionBuildOptions {
   factories: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory};
   objects: AdmissionObjects;
   clock: Clock;
+  /** The resources served now (custom resources included), for plugins that match equivalent versions. */
+  resources?(): readonly ResourceInfo[];
   serverOptions?: Readonly<Record<string, unknown>>;
   log(message: string, ...keysAndValues: unknown[]): void;
   warn(message: string): void;
@@ -43,6 +46,7 @@ export async function buildAdmissionChain(options: AdmissionBuildOptions): Promi
         configurationSource: configured?.source,
         objects: options.objects,
         clock: options.clock,
+        resources: options.resources,
         serverOptions: options.serverOptions ?? {},
         log: (message, ...kv) => options.log(message, 'plugin', name, ...kv),
       }));
