@@ -98,16 +98,21 @@ const hook = (name: string, url: string, extra: JsonObject = {}): JsonObject => 
 interface Recorded {
   warnings: string[];
   annotations: Record<string, string>;
+  /** The audit level each annotation asked for (Metadata when none). */
+  levels: Record<string, string>;
 }
 
 function podAttributes(labels: Record<string, string> = {}, extra: Partial<AdmissionAttributes> = {}): AdmissionAttributes & {recorded: Recorded} {
-  const recorded: Recorded = {warnings: [], annotations: {}};
+  const recorded: Recorded = {warnings: [], annotations: {}, levels: {}};
   return {
     operation: 'CREATE', resource: pods, subresource: '', namespace: 'default', name: 'web',
     object: {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'web', namespace: 'default', labels}, spec: {containers: [{name: 'c', image: 'nginx'}]}},
     user: {name: 'alice', groups: ['devs']}, dryRun: false,
     addWarning: (w) => recorded.warnings.push(w),
-    addAnnotation: (k, v) => void (recorded.annotations[k] = v),
+    addAnnotation: (k, v, level) => {
+      recorded.annotations[k] = v;
+      recorded.levels[k] = level ?? 'Metadata';
+    },
     recorded,
     ...extra,
   };
@@ -160,6 +165,12 @@ describe('admission webhooks over TLS', () => {
     expect(a.recorded.warnings).toEqual(['labelled']);
     expect(a.recorded.annotations['labeler.example.com/decision']).toBe('labelled');
     expect(JSON.parse(a.recorded.annotations[`mutation.webhook.admission.${names().domain}/round_0_index_0`]!)).toMatchObject({webhook: 'labeler.example.com', mutated: true});
+    // The patch goes to audit events of level Request and up only.
+    const patchKey = `patch.webhook.admission.${names().domain}/round_0_index_0`;
+    expect(a.recorded.annotations[patchKey]).toBe(
+      `{"configuration":"${a.recorded.annotations[`mutation.webhook.admission.${names().domain}/round_0_index_0`]!.match(/"configuration":"([^"]+)"/)![1]}","webhook":"labeler.example.com","patch":[{"op":"add","path":"/metadata/labels/added-by","value":"webhook"}],"patchType":"JSONPatch"}`,
+    );
+    expect(a.recorded.levels[patchKey]).toBe('Request');
     const {review, url} = w.received[0]!;
     expect(url).toBe('/mutate?timeout=10s');
     expect(review).toMatchObject({

@@ -7,11 +7,13 @@
  * stored, the server still serving. Each case selects its own objects by an `case` label.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {parse, stringify} from 'yaml';
 import {names} from '../../src/api/names.js';
+import {auditConfig} from '../../src/daemons/apiserver/config.js';
+import type {AuditEvent} from '../../src/daemons/apiserver/audit/event.js';
 import type {AdmissionChain} from '../../src/daemons/apiserver/admission/chain.js';
 import type {AdmissionWebhookPlugin} from '../../src/daemons/apiserver/admission/plugins/webhook/plugin.js';
 import {kubectl, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
@@ -77,7 +79,12 @@ beforeAll(async () => {
     kind: 'AdmissionConfiguration',
     plugins: [{name: 'MutatingAdmissionWebhook', configuration: webhookAdmission}, {name: 'ValidatingAdmissionWebhook', configuration: webhookAdmission}],
   }));
-  server = await startApiServer({engine: 'sqlite', config: {admission: {configFile: admissionConfig}}});
+  // Audited at Request level in the namespace "audited", at Metadata elsewhere.
+  writeFileSync(join(dir, 'audit-policy.yaml'), stringify({apiVersion: `${names().groups.audit}/v1`, kind: 'Policy', rules: [{level: 'Request', namespaces: ['audited']}, {level: 'Metadata'}]}));
+  server = await startApiServer({
+    engine: 'sqlite',
+    config: {admission: {configFile: admissionConfig}, audit: auditConfig({'audit-policy-file': join(dir, 'audit-policy.yaml'), 'audit-log-path': join(dir, 'audit.log')})},
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -146,6 +153,35 @@ describe('admission webhooks with kubectl', () => {
     expect(seen).toEqual([['case'], ['case', 'first', 'second']]);
     const labels = await k(['get', 'configmap', 'reinvoked', '-o', 'jsonpath={.metadata.labels}']);
     expect(JSON.parse(labels.stdout)).toEqual({case: 'reinvoke', first: 'yes', second: 'yes'});
+  });
+});
+
+describe('audit', () => {
+  it("the webhook's audit annotations and the mutation are in the audit event; the patch only at level Request", async () => {
+    const w = await webhook(() => ({
+      response: {allowed: true, patchType: 'JSONPatch', patch: jsonPatch([{op: 'add', path: '/data/added', value: 'yes'}]), auditAnnotations: {verdict: 'patched'}},
+    }));
+    await apply(configuration('Mutating', 'audited', [{name: 'auditor.example.com', url: w.url, kase: 'audit'}]));
+    await k(['create', 'namespace', 'audited']);
+    expect(await k(['apply', '-f', '-'], configMap('metadata-level', 'audit'))).toMatchObject({code: 0});
+    expect(await k(['apply', '-n', 'audited', '-f', '-'], configMap('request-level', 'audit'))).toMatchObject({code: 0});
+    const domain = names().domain;
+    const annotationsOf = async (name: string) => {
+      for (let waited = 0; ; waited += 100) {
+        const events = readFileSync(join(dir, 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditEvent);
+        const event = events.find((e) => e.verb === 'create' && e.objectRef?.name === name && e.stage === 'ResponseComplete');
+        if (event) return event.annotations ?? {};
+        if (waited > 5000) throw new Error(`no audit event for ${name}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const metadata = await annotationsOf('metadata-level');
+    expect(metadata).toMatchObject({'auditor.example.com/verdict': 'patched', [`mutation.webhook.admission.${domain}/round_0_index_0`]: '{"configuration":"audited","webhook":"auditor.example.com","mutated":true}'});
+    expect(metadata[`patch.webhook.admission.${domain}/round_0_index_0`]).toBeUndefined();
+    const request = await annotationsOf('request-level');
+    expect(request[`patch.webhook.admission.${domain}/round_0_index_0`]).toBe(
+      '{"configuration":"audited","webhook":"auditor.example.com","patch":[{"op":"add","path":"/data/added","value":"yes"}],"patchType":"JSONPatch"}',
+    );
   });
 });
 

@@ -558,7 +558,7 @@ export class ApiServer {
           const decision = await authorize(a.user && a.user !== user ? {...a} : {...a, user});
           return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
         },
-        addAuditAnnotation: audit ? (key, value) => audit.addAnnotation(key, value) : undefined,
+        addAuditAnnotation: audit ? (key, value, level) => audit.addAnnotation(key, value, level) : undefined,
       };
       const streamPath = POD_STREAM_PATH.exec(path);
       if (streamPath) {

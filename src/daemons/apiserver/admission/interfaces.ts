@@ -35,8 +35,9 @@ export interface AdmissionAttributes {
   /**
    * Adds an annotation to the request's audit event (upstream's AddAnnotation); keys are
    * `<plugin>.admission.<domain>/<name>` by upstream's convention (e.g. `pod-security.<domain>/enforce-policy`).
+   * With `level`, only recorded when the request is audited at that level or above (AddAnnotationWithLevel).
    */
-  addAnnotation?(key: string, value: string): void;
+  addAnnotation?(key: string, value: string, level?: 'Metadata' | 'Request' | 'RequestResponse'): void;
   /**
    * The reinvocation of the mutating phase (upstream's ReinvocationContext), set by the chain: a
    * plugin whose change another reinvocable plugin may not have seen asks for one more run.

@@ -68,6 +68,9 @@ export function equivalentResources(info: ResourceInfo, all: readonly ResourceIn
 /** Whether the subresource's object is the resource's own kind (status), which converts with it. */
 const objectIsMainKind = (info: ResourceInfo, subresource: string) => kindOf(info, subresource).kind === info.kind;
 
+/** Go marshals a JSON patch operation (a map) with its keys sorted. */
+const sortedKeys = (op: JsonValue): JsonValue => (isJsonObject(op) ? Object.fromEntries(Object.keys(op).sort().map((k) => [k, op[k]!])) : op);
+
 function replaceContents(target: JsonObject, source: JsonObject): void {
   for (const key of Object.keys(target)) delete target[key];
   Object.assign(target, source);
@@ -202,7 +205,7 @@ export class WebhookDispatcher {
   }
 
   /** A mutating webhook's call and patch; true when the object changed. */
-  private async callMutating(a: AdmissionAttributes, inv: Invocation): Promise<boolean> {
+  private async callMutating(a: AdmissionAttributes, inv: Invocation, round: number, index: number): Promise<boolean> {
     const {hook} = inv;
     const versioned = this.versioned(a, inv.info);
     const response = await this.call(a, inv, versioned.object, versioned.oldObject);
@@ -225,6 +228,12 @@ export class WebhookDispatcher {
       throw internalError(error);
     }
     if (!isJsonObject(patched)) throw internalError(new Error(`admission webhook ${JSON.stringify(hook.name)} returned a patch that does not leave an object`));
+    // The patch itself only in audit events of level Request and up (it may hold what Metadata must not show).
+    a.addAnnotation?.(
+      `patch.${annotationDomain()}/round_${round}_index_${index}`,
+      JSON.stringify({configuration: hook.configurationName, webhook: hook.name, patch: operations.map(sortedKeys), patchType: 'JSONPatch'}),
+      'Request',
+    );
     if (jsonEqual(patched, versioned.object)) return false;
     const back = inv.info === a.resource || !objectIsMainKind(a.resource, a.subresource) ? patched : this.deps.convert(patched, inv.info, a.resource);
     replaceContents(a.object, back);
@@ -246,7 +255,7 @@ export class WebhookDispatcher {
         let changed = false;
         let failure: unknown;
         try {
-          changed = await this.callMutating(a, invocation);
+          changed = await this.callMutating(a, invocation, round, index);
         } catch (error) {
           failure = error;
         }
