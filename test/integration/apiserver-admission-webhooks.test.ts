@@ -250,6 +250,17 @@ describe('bad answers: a clear error, nothing stored, the server still serving',
   });
 });
 
+describe('a bad webhook configuration', () => {
+  it('is refused by the API with the field and the problem (a match condition that does not compile, an http URL)', async () => {
+    const bad = configuration('Validating', 'broken', [{name: 'broken.example.com', url: 'http://127.0.0.1:1/', kase: 'broken', matchConditions: [{name: 'c', expression: 'object.metadata.name =='}]}]);
+    const result = await k(['apply', '-f', '-'], bad);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`webhooks[0].clientConfig.url: Invalid value: "http://127.0.0.1:1/": 'https' is the only allowed URL scheme`);
+    expect(result.stderr).toContain('webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name ==": compilation failed: ');
+    expect((await k(['get', 'validatingwebhookconfiguration', 'broken'])).stderr).toContain('NotFound');
+  });
+});
+
 describe('a bad plugin configuration', () => {
   it('stops the start with the plugin and the problem named', async () => {
     const file = join(dir, 'bad-admission.yaml');

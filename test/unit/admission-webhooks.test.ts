@@ -7,7 +7,7 @@
 import {describe, expect, it} from '@jest/globals';
 import {builtinResources, type ResourceInfo} from '../../src/api/resources.js';
 import {names} from '../../src/api/names.js';
-import {ApiError} from '../../src/api/status.js';
+import {ApiError, fieldErrorText} from '../../src/api/status.js';
 import {parseOrchConfig} from '../../src/client/orchconfig.js';
 import type {AdmissionAttributes} from '../../src/daemons/apiserver/admission/interfaces.js';
 import {webhookAccessors} from '../../src/daemons/apiserver/admission/plugins/webhook/accessors.js';
@@ -16,6 +16,7 @@ import {equivalentResources, WebhookDispatcher} from '../../src/daemons/apiserve
 import {rejection} from '../../src/daemons/apiserver/admission/plugins/webhook/errors.js';
 import {compileMatchConditions} from '../../src/daemons/apiserver/admission/plugins/webhook/match-conditions.js';
 import {chooseReviewVersion, reviewApiVersion, verifyAdmissionResponse} from '../../src/daemons/apiserver/admission/plugins/webhook/review.js';
+import {validateWebhookConfiguration} from '../../src/daemons/apiserver/admission/plugins/webhook/validation.js';
 import {isExemptConfigurationKind, ruleMatches, type RuleAttributes, type WebhookRule} from '../../src/daemons/apiserver/admission/plugins/webhook/rules.js';
 import type {JsonObject} from '../../src/patch/types.js';
 
@@ -226,5 +227,33 @@ describe('the plugin configuration', () => {
     ['another kind', {apiVersion: `${group}/v1`, kind: 'Other', kubeConfigFile: '/k'}, 'no kind "Other" is registered for version'],
   ])('refuses %s', (_name, configuration, message) => {
     expect(() => parseWebhookAdmissionConfiguration(configuration)).toThrow(message);
+  });
+});
+
+describe('the API validation of webhook configurations', () => {
+  const valid = {
+    name: 'check.example.com', sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: {url: 'https://hooks.example.com/check'},
+    rules: [{operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods']}],
+  };
+  const validate = (hooks: JsonObject[], mutating = true) => validateWebhookConfiguration({metadata: {name: 'c'}, webhooks: hooks}, mutating).map(fieldErrorText);
+  it('accepts a valid configuration', () => {
+    expect(validate([valid, {...valid, name: 'other.example.com', matchConditions: [{name: 'ns', expression: "request.namespace != 'kube'"}]}])).toEqual([]);
+  });
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a duplicate name', {}, 'webhooks[1].name: Duplicate value: "check.example.com"'],
+    ['a name of two segments', {name: 'example.com'}, 'webhooks[1].name: Invalid value: "example.com": should be a domain with at least three segments separated by dots'],
+    ['no side effects', {name: 'b.example.com', sideEffects: undefined}, 'webhooks[1].sideEffects: Required value: must specify one of None, NoneOnDryRun'],
+    ['side effects Some', {name: 'b.example.com', sideEffects: 'Some'}, 'webhooks[1].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"'],
+    ['a timeout of 31 s', {name: 'b.example.com', timeoutSeconds: 31}, 'webhooks[1].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds'],
+    ['an http URL', {name: 'b.example.com', clientConfig: {url: 'http://hooks.example.com/'}}, `webhooks[1].clientConfig.url: Invalid value: "http://hooks.example.com/": 'https' is the only allowed URL scheme`],
+    ['both url and service', {name: 'b.example.com', clientConfig: {url: 'https://a.example.com/', service: {name: 's', namespace: 'n'}}}, 'webhooks[1].clientConfig: Required value: exactly one of url or service is required'],
+    ['an unknown review version only', {name: 'b.example.com', admissionReviewVersions: ['v2']}, 'webhooks[1].admissionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1'],
+    ['an unknown operation', {name: 'b.example.com', rules: [{operations: ['PATCH'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods']}]}, 'webhooks[1].rules[0].operations[0]: Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"'],
+    ['a reinvocation policy of another name', {name: 'b.example.com', reinvocationPolicy: 'Always'}, 'webhooks[1].reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"'],
+    ['a match condition that does not compile', {name: 'b.example.com', matchConditions: [{name: 'broken', expression: 'object.metadata.name =='}]}, 'webhooks[1].matchConditions[0].expression: Invalid value: "object.metadata.name ==": compilation failed: '],
+    ['two match conditions of one name', {name: 'b.example.com', matchConditions: [{name: 'x', expression: 'true'}, {name: 'x', expression: 'true'}]}, 'webhooks[1].matchConditions[1].name: Duplicate value: "x"'],
+  ])('refuses %s', (_name, change, message) => {
+    const errors = validate([valid, {...valid, ...change} as JsonObject]);
+    expect(errors.join('\n')).toContain(message);
   });
 });
