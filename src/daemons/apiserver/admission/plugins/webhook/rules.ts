@@ -1,8 +1,9 @@
 /**
  * Which requests a webhook's rules select (upstream's admission/plugin/webhook/predicates/rules):
  * a rule matches when its scope, operations, API groups, versions and resources all match.
- * Resources are `<resource>` (the main resource only), `<resource>/<subresource>`, `<resource>/*`,
- * `*` (every main resource) and `* / *` (everything, subresources included). Pure.
+ * Resources are `<resource>` (the main resource only), `<resource>/<subresource>`, `<resource>/*`
+ * (its subresources and, as upstream's matcher has it, the resource itself), `*` (every main
+ * resource) and `* / *` (everything, subresources included). Pure.
  */
 import {names} from '../../../../../api/names.js';
 
