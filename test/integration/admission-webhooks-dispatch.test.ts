@@ -286,6 +286,24 @@ describe('admission webhooks over TLS', () => {
   });
 });
 
+describe('DELETE', () => {
+  let c: AdmissionChain;
+  beforeAll(async () => {
+    c = await chain();
+  });
+
+  it('sends the old object and the options; a patch on a delete is refused as upstream', async () => {
+    const w = await webhook(() => ({response: {allowed: true, patchType: 'JSONPatch', patch: jsonPatch([{op: 'add', path: '/metadata/labels/x', value: 'y'}])}}));
+    await configure('Mutating', [hook('deleter.example.com', w.url, {rules: [{operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: '*'}]})]);
+    const old = podAttributes({app: 'web'}).object!;
+    const a = podAttributes({}, {operation: 'DELETE', object: undefined, oldObject: old, operationOptions: {kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', gracePeriodSeconds: 0}});
+    await expect(admit(c, a)).rejects.toMatchObject({
+      status: {code: 500, message: 'Internal error occurred: admission webhook "deleter.example.com" attempted to modify the object, which is not supported for this operation'},
+    });
+    expect(w.received[0]!.review.request).toMatchObject({operation: 'DELETE', object: null, oldObject: {metadata: {name: 'web'}}, options: {kind: 'DeleteOptions', gracePeriodSeconds: 0}});
+  });
+});
+
 describe('bad answers leave the object unchanged', () => {
   let c: AdmissionChain;
   beforeAll(async () => {

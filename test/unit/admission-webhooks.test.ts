@@ -97,6 +97,17 @@ describe('which webhooks apply', () => {
     expect((await dispatcher.shouldCall(hook(extra), a)) !== undefined).toBe(expected);
   });
 
+  it('a namespace being created is matched on its own labels', async () => {
+    const namespaceInfo = find('', 'v1', 'namespaces');
+    const selected = hook({rules: [{operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces']}], namespaceSelector: {matchLabels: {team: 'a'}}});
+    const creating = (labels: Record<string, string>): AdmissionAttributes => ({
+      operation: 'CREATE', resource: namespaceInfo, subresource: '', namespace: '', name: 'new-ns', user: {name: 'alice', groups: []}, dryRun: false,
+      object: {apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'new-ns', labels}},
+    });
+    expect(await dispatcher.shouldCall(selected, creating({team: 'a'}))).toBeDefined();
+    expect(await dispatcher.shouldCall(selected, creating({team: 'b'}))).toBeUndefined();
+  });
+
   it('a namespace selector on a namespace that does not exist answers 404 (only when a rule matches)', async () => {
     const selected = hook({...podRule, namespaceSelector: {matchLabels: {env: 'prod'}}});
     await expect(dispatcher.shouldCall(selected, attributes('gone'))).rejects.toMatchObject({status: {code: 404, message: 'namespaces "gone" not found'}});
