@@ -16,6 +16,7 @@ import {equivalentResources, WebhookDispatcher} from '../../src/daemons/apiserve
 import {rejection} from '../../src/daemons/apiserver/admission/plugins/webhook/errors.js';
 import {compileMatchConditions} from '../../src/daemons/apiserver/admission/plugins/webhook/match-conditions.js';
 import {chooseReviewVersion, reviewApiVersion, verifyAdmissionResponse} from '../../src/daemons/apiserver/admission/plugins/webhook/review.js';
+import {WebhookSource} from '../../src/daemons/apiserver/admission/plugins/webhook/source.js';
 import {validateWebhookConfiguration} from '../../src/daemons/apiserver/admission/plugins/webhook/validation.js';
 import {isExemptConfigurationKind, ruleMatches, type RuleAttributes, type WebhookRule} from '../../src/daemons/apiserver/admission/plugins/webhook/rules.js';
 import type {JsonObject} from '../../src/patch/types.js';
@@ -266,5 +267,22 @@ describe('the API validation of webhook configurations', () => {
   ])('refuses %s', (_name, change, message) => {
     const errors = validate([valid, {...valid, ...change} as JsonObject]);
     expect(errors.join('\n')).toContain(message);
+  });
+});
+
+describe('the configurations in effect', () => {
+  const configuration = (name: string, hooks: string[]): JsonObject => ({
+    metadata: {name}, webhooks: hooks.map((h) => ({name: h, sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: {url: 'https://127.0.0.1:1/'}})),
+  });
+  it('orders webhooks by configuration name, then their order; a new list replaces what was there', () => {
+    const source = new WebhookSource(false);
+    source.apply(configuration('b-config', ['b1.example.com', 'b2.example.com']));
+    source.apply(configuration('a-config', ['a1.example.com']));
+    expect(source.webhooks().map((h) => h.uid)).toEqual(['a-config/a1.example.com/0', 'b-config/b1.example.com/0', 'b-config/b2.example.com/1']);
+    // After a watch error the store is listed again: a configuration deleted meanwhile is gone.
+    source.replace([configuration('b-config', ['b1.example.com'])]);
+    expect(source.webhooks().map((h) => h.name)).toEqual(['b1.example.com']);
+    source.remove(configuration('b-config', []));
+    expect(source.webhooks()).toEqual([]);
   });
 });

@@ -17,6 +17,11 @@ export interface PrefixHandlers {
   apply(object: Record<string, unknown>): void;
   /** An object deleted (its last value). */
   remove(object: Record<string, unknown>): void;
+  /**
+   * A full list (the first, or again after a watch error): when given, it replaces what the view
+   * holds, so objects deleted while the watch was down do not linger; without it, `apply` per object.
+   */
+  replace?(objects: Record<string, unknown>[]): void;
 }
 
 export class StoreInformer {
@@ -46,7 +51,9 @@ export class StoreInformer {
     while (!this.stopped) {
       try {
         const list = await this.store.list(prefix);
-        for (const item of list.items) handlers.apply(JSON.parse(item.value) as Record<string, unknown>);
+        const objects = list.items.map((item) => JSON.parse(item.value) as Record<string, unknown>);
+        if (handlers.replace) handlers.replace(objects);
+        else for (const object of objects) handlers.apply(object);
         this.syncedPrefixes.add(prefix);
         await new Promise<void>((resolve) => {
           const handle = this.store.watch(

@@ -90,6 +90,8 @@ export interface AdmissionObjects {
 export interface ObjectWatchHandlers {
   apply(object: JsonObject): void;
   remove(object: JsonObject): void;
+  /** Every object, from a (re)list: replaces the view (objects deleted while the watch was down go). */
+  replace(objects: JsonObject[]): void;
 }
 
 export interface ObjectWatch {

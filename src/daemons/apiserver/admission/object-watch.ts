@@ -12,7 +12,11 @@ export function storeObjectWatch(store: Store, prefixOf: (group: string, resourc
   return (group: string, resource: string, handlers: ObjectWatchHandlers): ObjectWatch => {
     const informer = new StoreInformer(
       store,
-      new Map([[prefixOf(group, resource), {apply: (o: Record<string, unknown>) => handlers.apply(o as JsonObject), remove: (o: Record<string, unknown>) => handlers.remove(o as JsonObject)}]]),
+      new Map([[prefixOf(group, resource), {
+        apply: (o: Record<string, unknown>) => handlers.apply(o as JsonObject),
+        remove: (o: Record<string, unknown>) => handlers.remove(o as JsonObject),
+        replace: (objects: Record<string, unknown>[]) => handlers.replace(objects as JsonObject[]),
+      }]]),
       onError,
     );
     void informer.start();

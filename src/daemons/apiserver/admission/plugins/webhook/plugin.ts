@@ -105,6 +105,6 @@ export async function createAdmissionWebhookPlugin(context: AdmissionPluginConte
     resolveServiceEndpoint(namespace, service, port, await objects.get('', 'services', namespace, service), await objects.get('', 'endpoints', namespace, service));
   const source = new WebhookSource(mutating);
   const resource = mutating ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations';
-  source.attach(objects.watch(names().groups.admissionregistration, resource, {apply: (o) => source.apply(o), remove: (o) => source.remove(o)}));
+  source.attach(objects.watch(names().groups.admissionregistration, resource, {apply: (o) => source.apply(o), remove: (o) => source.remove(o), replace: (all) => source.replace(all)}));
   return new AdmissionWebhookPlugin(mutating, source, dispatcherFor(context, new WebhookClient(credentials, resolveService)), context.clock);
 }

@@ -30,6 +30,12 @@ export class WebhookSource {
     this.sorted = undefined;
   }
 
+  replace(configurations: JsonObject[]): void {
+    this.byName.clear();
+    for (const configuration of configurations) this.apply(configuration);
+    this.sorted = undefined;
+  }
+
   remove(configuration: JsonObject): void {
     this.byName.delete(stringAt(configuration, 'metadata', 'name') ?? '');
     this.sorted = undefined;
