@@ -12,11 +12,11 @@ import {join} from 'node:path';
 import {builtinResources, type ResourceInfo} from '../../src/api/resources.js';
 import {names} from '../../src/api/names.js';
 import {SqliteStore} from '../../src/daemons/apiserver/storage/sqlite.js';
-import {storeObjectWatch} from '../../src/daemons/apiserver/admission/object-watch.js';
+import {storeWatch} from '../../src/daemons/apiserver/admission/watch.js';
 import {AdmissionChain} from '../../src/daemons/apiserver/admission/chain.js';
 import type {AdmissionAttributes, AdmissionPluginContext} from '../../src/daemons/apiserver/admission/interfaces.js';
 import {createAdmissionWebhookPlugin, type AdmissionWebhookPlugin} from '../../src/daemons/apiserver/admission/plugins/webhook/plugin.js';
-import {builtinKeyPrefix} from '../../src/daemons/apiserver/store-informer.js';
+import {resourceKeyPrefix} from '../../src/daemons/apiserver/storage-keys.js';
 import type {JsonObject} from '../../src/patch/types.js';
 import {generateClientCertificate} from '../../src/daemons/shared/pki/certificates.js';
 import {jsonPatch, startWebhook, webhookCa, type TestWebhook, type TestWebhookCa} from '../helpers/admission-webhook-server.js';
@@ -42,8 +42,8 @@ function context(configuration?: JsonObject): AdmissionPluginContext {
       list: async () => [],
       create: async (_g, _r, _n, o) => o,
       update: async (_g, _r, _n, o) => o,
-      watch: storeObjectWatch(store, (g, r) => builtinKeyPrefix('/registry', g, r), (e) => logs.push(e.message)),
     },
+    watch: storeWatch(store, '/registry', (e) => logs.push(e.message)),
     clock: {now: () => Date.now()} as AdmissionPluginContext['clock'],
     serverOptions: {},
     log: (message, ...kv) => logs.push(`${message} ${kv.join(' ')}`),
@@ -62,14 +62,14 @@ async function configure(kind: 'Mutating' | 'Validating', hooks: JsonObject[]): 
   const name = `config-${++configurations}`;
   const plural = kind === 'Mutating' ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations';
   const object = {apiVersion: `${group()}/v1`, kind: `${kind}WebhookConfiguration`, metadata: {name}, webhooks: hooks};
-  await store.create(`${builtinKeyPrefix('/registry', group(), plural)}${name}`, JSON.stringify(object));
+  await store.create(`${resourceKeyPrefix('/registry', group(), plural)}${name}`, JSON.stringify(object));
   await until(() => plugins.filter((p) => p.name.startsWith(kind)).every((p) => p.source.has(name)));
   return name;
 }
 
 async function unconfigureAll(): Promise<void> {
   for (const plural of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
-    const prefix = builtinKeyPrefix('/registry', group(), plural);
+    const prefix = resourceKeyPrefix('/registry', group(), plural);
     for (const item of (await store.list(prefix)).items) await store.delete(item.key);
   }
   await until(() => plugins.every((p) => p.source.webhooks().length === 0));

@@ -3,9 +3,16 @@
  * and volume attachments, each at the key prefix the REST layer writes it under.
  */
 import {NodeGraph} from './authorization/node-graph.js';
-import {StoreInformer, builtinKeyPrefix as prefixOf, type PrefixHandlers} from './store-informer.js';
+import {StoreInformer, type PrefixHandlers} from './store-informer.js';
+import {builtinResource} from '../../api/resources.js';
 import {names} from '../../api/names.js';
 import type {Store} from './storage/store.js';
+
+/** The key prefix of a built-in resource (its catalog entry's, else the catalog's default rule). */
+function prefixOf(keyPrefix: string, group: string, plural: string): string {
+  const info = builtinResource(group, plural);
+  return `${keyPrefix}/${info?.storagePrefix ?? (group === '' || !group.includes('.') ? plural : `${group}/${plural}`)}/`;
+}
 
 export class NodeGraphInformer {
   readonly graph = new NodeGraph();

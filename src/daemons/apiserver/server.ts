@@ -74,6 +74,7 @@ import {createAuditor, type Auditor, type AuditConfig, type RequestAudit} from '
 import {AdmissionChain} from './admission/chain.js';
 import {ApiError} from '../../api/status.js';
 import {buildAdmissionChain} from './admission/build.js';
+import {storeWatch} from './admission/watch.js';
 import {readAdmissionConfiguration} from './admission/config-file.js';
 import {enabledAdmissionPlugins} from './admission/enabled-plugins.js';
 import {ADMISSION_PLUGIN_FACTORIES} from './admission/registry.js';
@@ -318,7 +319,9 @@ export class ApiServer {
     const configurations = a.configFile ? await readAdmissionConfiguration(a.configFile) : undefined;
     const plugins = enabledAdmissionPlugins({enable: a.enable, disable: a.disable, admissionControl: a.admissionControl});
     const chain = await buildAdmissionChain({
-      plugins, configurations, factories: ADMISSION_PLUGIN_FACTORIES, objects: api.admissionObjects, clock: systemClock, resources: () => api.registry.all(),
+      plugins, configurations, factories: ADMISSION_PLUGIN_FACTORIES, objects: api.admissionObjects, clock: systemClock,
+      watch: storeWatch(this.storage!.store, this.config.keyPrefix, (error) => log.v(2).info('Admission watch error', 'err', error)),
+      resources: () => api.registry.all(),
       serverOptions: a.serverOptions, log: (message, ...kv) => log.info(message, ...kv), warn: (message) => log.warning(message),
     });
     log.info('Admission plugins', 'plugins', chain.plugins.map((p) => p.name).join(','));

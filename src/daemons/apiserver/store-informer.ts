@@ -4,24 +4,12 @@
  * and list again after a watch error (a compacted revision, a lost etcd connection) after a pause.
  */
 import type {Store, WatchHandle} from './storage/store.js';
-import {builtinResource} from '../../api/resources.js';
-
-/** The key prefix of a built-in resource (its catalog entry's, else the catalog's default rule), ending in `/`. */
-export function builtinKeyPrefix(keyPrefix: string, group: string, plural: string): string {
-  const info = builtinResource(group, plural);
-  return `${keyPrefix}/${info?.storagePrefix ?? (group === '' || !group.includes('.') ? plural : `${group}/${plural}`)}/`;
-}
 
 export interface PrefixHandlers {
   /** An object written (listed, created or updated), decoded. */
   apply(object: Record<string, unknown>): void;
   /** An object deleted (its last value). */
   remove(object: Record<string, unknown>): void;
-  /**
-   * A full list (the first, or again after a watch error): when given, it replaces what the view
-   * holds, so objects deleted while the watch was down do not linger; without it, `apply` per object.
-   */
-  replace?(objects: Record<string, unknown>[]): void;
 }
 
 export class StoreInformer {
@@ -51,9 +39,7 @@ export class StoreInformer {
     while (!this.stopped) {
       try {
         const list = await this.store.list(prefix);
-        const objects = list.items.map((item) => JSON.parse(item.value) as Record<string, unknown>);
-        if (handlers.replace) handlers.replace(objects);
-        else for (const object of objects) handlers.apply(object);
+        for (const item of list.items) handlers.apply(JSON.parse(item.value) as Record<string, unknown>);
         this.syncedPrefixes.add(prefix);
         await new Promise<void>((resolve) => {
           const handle = this.store.watch(

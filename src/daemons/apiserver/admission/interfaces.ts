@@ -80,22 +80,17 @@ export interface AdmissionObjects {
   create(group: string, resource: string, namespace: string, object: JsonObject): Promise<JsonObject>;
   /** Replaces the object (its metadata.resourceVersion is the precondition); `subresource` e.g. `status`. */
   update(group: string, resource: string, namespace: string, object: JsonObject, subresource?: string): Promise<JsonObject>;
-  /**
-   * Keeps an in-memory view of every object of the resource in step with the store (list, then
-   * watch); for plugins that read their configuration objects on every request (webhooks).
-   */
-  watch?(group: string, resource: string, handlers: ObjectWatchHandlers): ObjectWatch;
 }
 
-export interface ObjectWatchHandlers {
+export interface AdmissionWatchHandlers {
+  /** An object listed, created or updated (as stored). */
   apply(object: JsonObject): void;
+  /** An object deleted (its last value). */
   remove(object: JsonObject): void;
-  /** Every object, from a (re)list: replaces the view (objects deleted while the watch was down go). */
-  replace(objects: JsonObject[]): void;
 }
 
-export interface ObjectWatch {
-  /** True once the first list has been applied. */
+export interface AdmissionWatch {
+  /** True once the first list was applied. */
   readonly synced: boolean;
   stop(): void;
 }
@@ -110,6 +105,12 @@ export interface AdmissionPluginContext {
   /** Where the configuration came from, for error messages (`<file>: plugin <name>`). */
   configurationSource?: string;
   objects: AdmissionObjects;
+  /**
+   * Keeps an in-memory view in step with a resource's stored objects (listed, then watched), for
+   * plugins that read configuration objects on every request (admission policies and their
+   * bindings). Absent, such plugins list on each request.
+   */
+  watch?(group: string, resource: string, handlers: AdmissionWatchHandlers): AdmissionWatch;
   clock: Clock;
   /** The server's options a plugin reads (its option table names, camelCased), e.g. `defaultNotReadyTolerationSeconds`. */
   serverOptions: Readonly<Record<string, unknown>>;

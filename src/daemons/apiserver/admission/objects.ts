@@ -11,8 +11,6 @@ import type {JsonObject} from '../../../patch/types.js';
 import type {RegistryStore, WriteContext} from '../rest/registry-store.js';
 import {stringAt} from '../rest/objects.js';
 import type {AdmissionObjects} from './interfaces.js';
-import type {Store} from '../storage/store.js';
-import {storeObjectWatch} from './object-watch.js';
 
 /** The identity of the API server's own writes (upstream's loopback client user). */
 export const API_SERVER_USER = {name: 'system:apiserver', groups: ['system:authenticated', 'system:masters']};
@@ -32,12 +30,7 @@ export function preferredResource(registry: ResourceRegistry, group: string, res
 
 const ALL = {labelSelector: [], fieldSelector: [], limit: 0, allowWatchBookmarks: false};
 
-/** `watched`: the store the registries write, for plugins that keep configuration objects in memory (webhooks). */
-export function registryObjects(
-  registry: ResourceRegistry,
-  registryFor: (info: ResourceInfo) => RegistryStore,
-  watched?: {store: Store; onError(error: Error): void},
-): AdmissionObjects {
+export function registryObjects(registry: ResourceRegistry, registryFor: (info: ResourceInfo) => RegistryStore): AdmissionObjects {
   const storeOf = (group: string, resource: string): RegistryStore => {
     const info = preferredResource(registry, group, resource);
     if (!info) throw new Error(`admission: the resource ${resource}${group ? `.${group}` : ''} is not served`);
@@ -47,7 +40,6 @@ export function registryObjects(
     user: API_SERVER_USER, dryRun: false, fieldManager: `${names().product}-apiserver`, subresource,
   });
   return {
-    watch: watched && storeObjectWatch(watched.store, (group, resource) => storeOf(group, resource).collectionPrefix(''), watched.onError),
     async get(group, resource, namespace, name) {
       try {
         return await storeOf(group, resource).get(namespace, name);

@@ -17,7 +17,6 @@ import { StoreUnavailableError, type Store } from '../storage/store.js';
 import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin, type AdmissionStage } from '../admission/chain.js';
 import type { AdmissionObjects } from '../admission/interfaces.js';
 import { registryObjects } from '../admission/objects.js';
-import { klog } from '../../../lib/klog.js';
 import { CrdInformer, crdStrategy } from './crd.js';
 import { resolveServiceEndpoint } from './service-resolver.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
@@ -667,8 +666,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     informer.stop();
     api.closeWatches();
   };
-  const onWatchError = (error: Error) => klog('apiserver/rest/handler.ts').warning('Admission object watch failed; listing again', 'err', error.message);
-  Object.defineProperty(api, 'admissionObjects', { value: registryObjects(registry, registryFor, { store, onError: onWatchError }) });
+  Object.defineProperty(api, 'admissionObjects', { value: registryObjects(registry, registryFor) });
   api.setAdmission = (next) => {
     chain = next;
   };

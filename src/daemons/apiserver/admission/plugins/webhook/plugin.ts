@@ -99,12 +99,12 @@ export async function createAdmissionWebhookPlugin(context: AdmissionPluginConte
   } catch (error) {
     throw new Error(`${where}plugin ${name}: ${(error as Error).message}`);
   }
-  const {objects} = context;
-  if (!objects.watch) throw new Error(`plugin ${name}: the server's object access offers no watch of webhook configurations`);
+  const {objects, watch} = context;
+  if (!watch) throw new Error(`plugin ${name}: the server gives the admission plugins no watch of their configuration objects`);
   const resolveService = async (namespace: string, service: string, port: number) =>
     resolveServiceEndpoint(namespace, service, port, await objects.get('', 'services', namespace, service), await objects.get('', 'endpoints', namespace, service));
   const source = new WebhookSource(mutating);
   const resource = mutating ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations';
-  source.attach(objects.watch(names().groups.admissionregistration, resource, {apply: (o) => source.apply(o), remove: (o) => source.remove(o), replace: (all) => source.replace(all)}));
+  source.attach(watch(names().groups.admissionregistration, resource, {apply: (o) => source.apply(o), remove: (o) => source.remove(o)}));
   return new AdmissionWebhookPlugin(mutating, source, dispatcherFor(context, new WebhookClient(credentials, resolveService)), context.clock);
 }

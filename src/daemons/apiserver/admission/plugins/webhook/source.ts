@@ -6,18 +6,18 @@
  */
 import {stringAt} from '../../../rest/objects.js';
 import type {JsonObject} from '../../../../../patch/types.js';
-import type {ObjectWatch} from '../../interfaces.js';
+import type {AdmissionWatch} from '../../interfaces.js';
 import {webhookAccessors, type WebhookAccessor} from './accessors.js';
 
 export class WebhookSource {
   private readonly byName = new Map<string, WebhookAccessor[]>();
   private sorted: WebhookAccessor[] | undefined = [];
-  private watch: ObjectWatch | undefined;
+  private watch: AdmissionWatch | undefined;
 
   constructor(private readonly mutating: boolean) {}
 
   /** Feeds the source (the plugin connects it to the store's watch). */
-  attach(watch: ObjectWatch): void {
+  attach(watch: AdmissionWatch): void {
     this.watch = watch;
   }
 
@@ -27,12 +27,6 @@ export class WebhookSource {
 
   apply(configuration: JsonObject): void {
     this.byName.set(stringAt(configuration, 'metadata', 'name') ?? '', webhookAccessors(configuration, this.mutating));
-    this.sorted = undefined;
-  }
-
-  replace(configurations: JsonObject[]): void {
-    this.byName.clear();
-    for (const configuration of configurations) this.apply(configuration);
     this.sorted = undefined;
   }
 
