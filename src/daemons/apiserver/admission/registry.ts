@@ -21,6 +21,8 @@ import {CertificateSigning} from './plugins/certificate-signing.js';
 import {CertificateSubjectRestriction} from './plugins/certificate-subject-restriction.js';
 import {ClusterTrustBundleAttest} from './plugins/cluster-trust-bundle-attest.js';
 import {createAdmissionWebhookPlugin} from './plugins/webhook/plugin.js';
+import {createEventRateLimit} from './plugins/event-rate-limit.js';
+import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
@@ -40,4 +42,6 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   ClusterTrustBundleAttest: () => new ClusterTrustBundleAttest(),
   MutatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, true),
   ValidatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, false),
+  EventRateLimit: createEventRateLimit,
+  ResourceQuota: createResourceQuotaAdmission,
 };
