@@ -334,6 +334,7 @@ export class ApiServer {
     const chain = await buildAdmissionChain({
       plugins, configurations, factories: ADMISSION_PLUGIN_FACTORIES, objects: api.admissionObjects, clock: systemClock,
       watch: storeWatch(this.storage!.store, this.config.keyPrefix, (error) => log.v(2).info('Admission watch error', 'err', error)),
+      resources: () => api.registry.all(),
       serverOptions: a.serverOptions, log: (message, ...kv) => log.info(message, ...kv), warn: (message) => log.warning(message),
     });
     log.info('Admission plugins', 'plugins', chain.plugins.map((p) => p.name).join(','));
@@ -573,7 +574,7 @@ export class ApiServer {
           const decision = await authorize(a.user && a.user !== user ? {...a} : {...a, user});
           return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
         },
-        addAuditAnnotation: audit ? (key, value) => audit.addAnnotation(key, value) : undefined,
+        addAuditAnnotation: audit ? (key, value, level) => audit.addAnnotation(key, value, level) : undefined,
       };
       const streamPath = POD_STREAM_PATH.exec(path);
       if (streamPath) {

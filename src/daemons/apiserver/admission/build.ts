@@ -10,6 +10,7 @@ import type {AdmissionObjects, AdmissionPlugin, AdmissionPluginContext, Admissio
 import {DEFAULT_ON_ADMISSION_PLUGINS, type AdmissionPluginName} from './plugin-names.js';
 import type {PluginConfiguration} from './config-file.js';
 import type {Clock} from '../../shared/clock.js';
+import type {ResourceInfo} from '../../../api/resources.js';
 
 export interface AdmissionBuildOptions {
   /** The plugins to run, in order (enabledAdmissionPlugins). */
@@ -21,6 +22,8 @@ export interface AdmissionBuildOptions {
   /** Keeps plugins' in-memory views of configuration objects (watch.ts). */
   watch?: AdmissionPluginContext['watch'];
   clock: Clock;
+  /** The resources served now (custom resources included), for plugins that match equivalent versions. */
+  resources?(): readonly ResourceInfo[];
   serverOptions?: Readonly<Record<string, unknown>>;
   log(message: string, ...keysAndValues: unknown[]): void;
   warn(message: string): void;
@@ -46,6 +49,7 @@ export async function buildAdmissionChain(options: AdmissionBuildOptions): Promi
         objects: options.objects,
         watch: options.watch,
         clock: options.clock,
+        resources: options.resources,
         serverOptions: options.serverOptions ?? {},
         log: (message, ...kv) => options.log(message, 'plugin', name, ...kv),
       }));

@@ -22,6 +22,7 @@ import {CertificateApproval} from './plugins/certificate-approval.js';
 import {CertificateSigning} from './plugins/certificate-signing.js';
 import {CertificateSubjectRestriction} from './plugins/certificate-subject-restriction.js';
 import {ClusterTrustBundleAttest} from './plugins/cluster-trust-bundle-attest.js';
+import {createAdmissionWebhookPlugin} from './plugins/webhook/plugin.js';
 import {createEventRateLimit} from './plugins/event-rate-limit.js';
 import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
 import {createPodSecurity} from './plugins/pod-security/index.js';
@@ -44,6 +45,8 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   CertificateSigning: () => new CertificateSigning(),
   CertificateSubjectRestriction: () => new CertificateSubjectRestriction(),
   ClusterTrustBundleAttest: () => new ClusterTrustBundleAttest(),
+  MutatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, true),
+  ValidatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, false),
   EventRateLimit: createEventRateLimit,
   ResourceQuota: createResourceQuotaAdmission,
   PodSecurity: createPodSecurity,
