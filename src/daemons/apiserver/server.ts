@@ -320,6 +320,7 @@ export class ApiServer {
     const chain = await buildAdmissionChain({
       plugins, configurations, factories: ADMISSION_PLUGIN_FACTORIES, objects: api.admissionObjects, clock: systemClock,
       serverOptions: a.serverOptions, log: (message, ...kv) => log.info(message, ...kv), warn: (message) => log.warning(message),
+      resourcesForKind: (group, version, kind) => api.registry.all().filter((r) => r.group === group && r.version === version && r.kind === kind),
     });
     log.info('Admission plugins', 'plugins', chain.plugins.map((p) => p.name).join(','));
     return chain;

@@ -6,7 +6,7 @@
  * skipped with one warning naming them, so the default set keeps working as plugins arrive.
  */
 import {AdmissionChain} from './chain.js';
-import type {AdmissionObjects, AdmissionPlugin, AdmissionPluginFactory} from './interfaces.js';
+import type {AdmissionObjects, AdmissionPlugin, AdmissionPluginContext, AdmissionPluginFactory} from './interfaces.js';
 import {DEFAULT_ON_ADMISSION_PLUGINS, type AdmissionPluginName} from './plugin-names.js';
 import type {PluginConfiguration} from './config-file.js';
 import type {Clock} from '../../shared/clock.js';
@@ -20,6 +20,8 @@ export interface AdmissionBuildOptions {
   objects: AdmissionObjects;
   clock: Clock;
   serverOptions?: Readonly<Record<string, unknown>>;
+  /** Upstream's RESTMapper: the served resources of a kind (none when not given). */
+  resourcesForKind?: AdmissionPluginContext['resourcesForKind'];
   log(message: string, ...keysAndValues: unknown[]): void;
   warn(message: string): void;
 }
@@ -44,6 +46,7 @@ export async function buildAdmissionChain(options: AdmissionBuildOptions): Promi
         objects: options.objects,
         clock: options.clock,
         serverOptions: options.serverOptions ?? {},
+        resourcesForKind: options.resourcesForKind ?? (() => []),
         log: (message, ...kv) => options.log(message, 'plugin', name, ...kv),
       }));
     } catch (error) {

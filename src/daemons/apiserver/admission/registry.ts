@@ -20,6 +20,11 @@ import {CertificateApproval} from './plugins/certificate-approval.js';
 import {CertificateSigning} from './plugins/certificate-signing.js';
 import {CertificateSubjectRestriction} from './plugins/certificate-subject-restriction.js';
 import {ClusterTrustBundleAttest} from './plugins/cluster-trust-bundle-attest.js';
+import {OwnerReferencesPermissionEnforcement} from './plugins/owner-references-permission-enforcement.js';
+import {PodTopologyLabels} from './plugins/pod-topology-labels.js';
+import {PodResizeValidator} from './plugins/pod-resize-validator.js';
+import {NodeDeclaredFeatureValidator} from './plugins/node-declared-feature-validator.js';
+import {PodGroupProtection} from './plugins/pod-group-protection.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
@@ -37,4 +42,9 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   CertificateSigning: () => new CertificateSigning(),
   CertificateSubjectRestriction: () => new CertificateSubjectRestriction(),
   ClusterTrustBundleAttest: () => new ClusterTrustBundleAttest(),
+  OwnerReferencesPermissionEnforcement: (context) => new OwnerReferencesPermissionEnforcement(context.resourcesForKind),
+  PodTopologyLabels: (context) => new PodTopologyLabels(context.objects),
+  PodResizeValidator: (context) => new PodResizeValidator(context.objects),
+  NodeDeclaredFeatureValidator: () => new NodeDeclaredFeatureValidator(),
+  PodGroupProtection: () => new PodGroupProtection(),
 };
