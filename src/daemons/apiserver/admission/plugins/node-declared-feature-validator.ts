@@ -5,14 +5,13 @@
  * inferred from a pod here, so, as upstream with its default gates, there is nothing to check: the
  * plugin admits every update. It exists so that naming it in the options is valid.
  */
-import type {AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionPlugin} from '../interfaces.js';
+import {operations} from '../matching.js';
 
 export class NodeDeclaredFeatureValidator implements AdmissionPlugin {
   readonly name = 'NodeDeclaredFeatureValidator';
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'UPDATE';
-  }
+  readonly handles = operations('UPDATE');
 
   validate(): void {}
 }

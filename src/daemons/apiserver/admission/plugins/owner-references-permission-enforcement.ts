@@ -8,7 +8,8 @@ import {isJsonObject, jsonEqual, type JsonObject} from '../../../../patch/types.
 import {valueAt} from '../../rest/objects.js';
 import type {ResourceInfo} from '../../../../api/resources.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
+import {operations} from '../matching.js';
 
 const ownerReferences = (object: JsonObject | undefined): JsonObject[] => {
   const refs = object && valueAt(object, 'metadata', 'ownerReferences');
@@ -36,9 +37,7 @@ export class OwnerReferencesPermissionEnforcement implements AdmissionPlugin {
 
   constructor(private readonly resourcesForKind: (group: string, version: string, kind: string) => ResourceInfo[]) {}
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE' || operation === 'UPDATE';
-  }
+  readonly handles = operations('CREATE', 'UPDATE');
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
     const {resource, object, oldObject} = attributes;

@@ -5,7 +5,8 @@
  * with the GenericWorkload feature gate, off by default), so no write reaches this plugin yet.
  */
 import {names} from '../../../../api/names.js';
-import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 import {withFinalizer} from './storage-object-in-use-protection.js';
 
 export const podGroupProtectionFinalizer = (): string => `${names().groups.scheduling}/podgroup-protection`;
@@ -13,13 +14,11 @@ export const podGroupProtectionFinalizer = (): string => `${names().groups.sched
 export class PodGroupProtection implements AdmissionPlugin {
   readonly name = 'PodGroupProtection';
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE';
-  }
+  readonly handles = operations('CREATE');
 
   admit(attributes: AdmissionAttributes): void {
-    const {resource, object} = attributes;
-    if (resource.group !== names().groups.scheduling || resource.plural !== 'podgroups' || attributes.subresource || !object) return;
+    const {object} = attributes;
+    if (!isResource(attributes, names().groups.scheduling, 'podgroups') || !object) return;
     withFinalizer(object, podGroupProtectionFinalizer());
   }
 }

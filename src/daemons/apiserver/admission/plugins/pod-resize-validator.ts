@@ -12,7 +12,8 @@ import {parseQuantity} from '../../../../options/quantity.js';
 import {podRequests, type Pod} from '../../../controller-manager/controllers/scheduler.js';
 import {stringAt, valueAt} from '../../rest/objects.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionObjects, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionObjects, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 
 const quantity = (v: unknown): number => {
   try {
@@ -43,13 +44,11 @@ export class PodResizeValidator implements AdmissionPlugin {
 
   constructor(private readonly objects: AdmissionObjects) {}
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'UPDATE';
-  }
+  readonly handles = operations('UPDATE');
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
-    const {resource, object, oldObject} = attributes;
-    if (resource.group !== '' || resource.plural !== 'pods' || attributes.subresource !== 'resize' || !object || !oldObject) return;
+    const {object, oldObject} = attributes;
+    if (!isResource(attributes, '', 'pods', 'resize') || !object || !oldObject) return;
     const nodeName = stringAt(object, 'spec', 'nodeName');
     if (!nodeName) return;
     if (jsonEqual(object.spec ?? null, oldObject.spec ?? null)) return;
