@@ -19,6 +19,7 @@ import {garbageCollectorController} from './garbage-collector.js';
 import {schedulerController} from './scheduler.js';
 import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
 import {rootCaPublisherController} from './root-ca-publisher.js';
+import {pvcProtectionController, pvProtectionController} from './storage-protection.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -40,6 +41,8 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   schedulerController,
   clusterRoleAggregationController,
   rootCaPublisherController,
+  pvcProtectionController,
+  pvProtectionController,
 ];
 
 /**
