@@ -339,6 +339,25 @@ describe('CONNECT admission', () => {
     expect(response.body.message).toBe('nodes "worker-1" is forbidden: probe refuses proxying');
     expect(seen[0]).toMatchObject({operation: 'CONNECT', subresource: 'proxy', name: 'worker-1', object: {kind: 'NodeProxyOptions', apiVersion: 'v1', path: '/metrics'}});
   });
+
+  it('asks the plugins before opening an exec stream, with the exec options', async () => {
+    const seen: AdmissionAttributes[] = [];
+    const handler = (api.server as unknown as {api: ApiHandler}).api;
+    handler.setAdmission(new AdmissionChain([{
+      name: 'Probe',
+      validate(attributes) {
+        seen.push(attributes);
+        throw forbidden({group: '', resource: 'pods'}, attributes.name, 'probe refuses exec');
+      },
+    }]));
+    const response = await api.client.post('/api/v1/namespaces/default/pods/web/exec?command=ls&command=-l&stdout=true&container=app', '');
+    expect(response.status).toBe(403);
+    expect(response.body.message).toBe('pods "web" is forbidden: probe refuses exec');
+    expect(seen[0]).toMatchObject({
+      operation: 'CONNECT', subresource: 'exec', namespace: 'default', name: 'web',
+      object: {kind: 'PodExecOptions', apiVersion: 'v1', command: ['ls', '-l'], stdout: true, container: 'app'},
+    });
+  });
 });
 
 describe('a bad configuration file', () => {
