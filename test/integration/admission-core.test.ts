@@ -340,6 +340,24 @@ describe('CONNECT admission', () => {
     expect(seen[0]).toMatchObject({operation: 'CONNECT', subresource: 'proxy', name: 'worker-1', object: {kind: 'NodeProxyOptions', apiVersion: 'v1', path: '/metrics'}});
   });
 
+  it('admits a binding as a CREATE of pods/binding with the Binding, and not the pod write that follows', async () => {
+    const seen: AdmissionAttributes[] = [];
+    const handler = (api.server as unknown as {api: ApiHandler}).api;
+    handler.setAdmission(new AdmissionChain([{name: 'Probe', validate: (attributes) => void seen.push(attributes)}]));
+    expect((await api.client.post('/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1', kind: 'Pod', metadata: {name: 'to-bind'}, spec: {containers: [{name: 'c', image: 'busybox'}]},
+    })).status).toBe(201);
+    const bound = await api.client.post('/api/v1/namespaces/default/pods/to-bind/binding', {
+      apiVersion: 'v1', kind: 'Binding', metadata: {name: 'to-bind', annotations: {why: 'test'}}, target: {kind: 'Node', name: 'n1'},
+    });
+    expect(bound.status).toBe(201);
+    expect(seen.map((a) => `${a.operation} ${a.resource.plural}${a.subresource ? `/${a.subresource}` : ''}`)).toEqual(['CREATE pods', 'CREATE pods/binding']);
+    expect(seen[1].object).toMatchObject({kind: 'Binding', metadata: {name: 'to-bind', namespace: 'default'}, target: {name: 'n1'}});
+    const pod = (await api.client.get('/api/v1/namespaces/default/pods/to-bind')).body;
+    expect(pod.spec.nodeName).toBe('n1');
+    expect(pod.metadata.annotations).toEqual({why: 'test'});
+  });
+
   it('asks the plugins before opening an exec stream, with the exec options', async () => {
     const seen: AdmissionAttributes[] = [];
     const handler = (api.server as unknown as {api: ApiHandler}).api;
