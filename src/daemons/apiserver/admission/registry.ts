@@ -25,6 +25,8 @@ import {PodTopologyLabels} from './plugins/pod-topology-labels.js';
 import {PodResizeValidator} from './plugins/pod-resize-validator.js';
 import {NodeDeclaredFeatureValidator} from './plugins/node-declared-feature-validator.js';
 import {PodGroupProtection} from './plugins/pod-group-protection.js';
+import {createEventRateLimit} from './plugins/event-rate-limit.js';
+import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
@@ -47,4 +49,6 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   PodResizeValidator: (context) => new PodResizeValidator(context.objects),
   NodeDeclaredFeatureValidator: () => new NodeDeclaredFeatureValidator(),
   PodGroupProtection: () => new PodGroupProtection(),
+  EventRateLimit: createEventRateLimit,
+  ResourceQuota: createResourceQuotaAdmission,
 };
