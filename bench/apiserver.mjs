@@ -533,7 +533,8 @@ async function benchEncryption(engine, etcdEndpoint) {
  */
 async function benchAdmission(engine, etcdEndpoint) {
   const none = await startOrch(engine, etcdEndpoint, {}, ['--admission-control=']);
-  const defaults = await startOrch(engine, etcdEndpoint);
+  // ADMISSION_ARGS: extra options of the default-set server (e.g. `--disable-admission-plugins ResourceQuota`, to see one plugin's cost).
+  const defaults = await startOrch(engine, etcdEndpoint, {}, (process.env.ADMISSION_ARGS ?? '').split(' ').filter(Boolean));
   const hooked = await startOrch(engine, etcdEndpoint);
   const webhook = await startAllowingWebhook();
   try {
@@ -548,11 +549,16 @@ async function benchAdmission(engine, etcdEndpoint) {
     let n = 0;
     const pod = () => JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name: `a-${n++}`, labels: {app: 'bench'}}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}});
     const create = (server) => () => server.orch('POST', PODS, pod(), 'application/json');
-    const calls = [create(none), create(defaults), ...(canHook ? [create(hooked)] : [])];
+    const calls = [withCpu(none, create(none)), withCpu(defaults, create(defaults)), ...(canHook ? [withCpu(hooked, create(hooked))] : [])];
     const [createNone, createDefaults, createHooked] = await interleaved(...calls);
+    // The servers' CPU time per create (Linux /proc), steadier than rates on a shared machine: cost with plugins / without.
+    const cpuRow = (name, a, b) => ({engine, name, rps: a.cpuPerRequest, ratio: a.cpuPerRequest / b.cpuPerRequest, against: `none ${b.cpuPerRequest.toFixed(0)} CPU-us/req`, note: 'CPU-us per request'});
     const rows = [row(engine, 'pod create, default plugins', createDefaults, 'no admission plugin', createNone, 0.85)];
-    if (createHooked) rows.push(row(engine, 'pod create, webhook+policy', createHooked, 'no admission plugin', createNone, 0.5));
-    else rows.push({engine, name: 'pod create, webhook+policy', note: 'skipped: ValidatingAdmissionWebhook or ValidatingAdmissionPolicy not built yet'});
+    if (createDefaults.cpuPerRequest) rows.push(cpuRow('create CPU default/none', createDefaults, createNone));
+    if (createHooked) {
+      rows.push(row(engine, 'pod create, webhook+policy', createHooked, 'no admission plugin', createNone, 0.5));
+      if (createHooked.cpuPerRequest) rows.push(cpuRow('create CPU hooked/none', createHooked, createNone));
+    } else rows.push({engine, name: 'pod create, webhook+policy', note: 'skipped: ValidatingAdmissionWebhook or ValidatingAdmissionPolicy not built yet'});
     return rows;
   } finally {
     await Promise.all([none.stop(), defaults.stop(), hooked.stop()]);
