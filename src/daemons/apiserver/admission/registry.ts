@@ -27,6 +27,7 @@ import {NodeDeclaredFeatureValidator} from './plugins/node-declared-feature-vali
 import {PodGroupProtection} from './plugins/pod-group-protection.js';
 import {createEventRateLimit} from './plugins/event-rate-limit.js';
 import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
+import {createPodSecurity} from './plugins/pod-security/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
@@ -51,4 +52,5 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   PodGroupProtection: () => new PodGroupProtection(),
   EventRateLimit: createEventRateLimit,
   ResourceQuota: createResourceQuotaAdmission,
+  PodSecurity: createPodSecurity,
 };
