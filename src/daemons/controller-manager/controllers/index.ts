@@ -21,6 +21,7 @@ import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
 import {resourceQuotaController} from './resourcequota.js';
 import {rootCaPublisherController} from './root-ca-publisher.js';
 import {validatingAdmissionPolicyStatusController} from './validating-admission-policy-status.js';
+import {pvcProtectionController, pvProtectionController} from './storage-protection.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -44,6 +45,8 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   resourceQuotaController,
   rootCaPublisherController,
   validatingAdmissionPolicyStatusController,
+  pvcProtectionController,
+  pvProtectionController,
 ];
 
 /**
