@@ -142,10 +142,8 @@ export interface NameSet {
     limitRangerAnnotation: string;
     /** A service account annotation turning on the mountable secrets check. */
     enforceMountableSecrets: string;
-    /** The projected token volume's name prefix (`kube-api-access`), mount path and CA config map. */
+    /** The projected token volume's name prefix (`kube-api-access`). */
     apiAccessVolumePrefix: string;
-    serviceAccountMountPath: string;
-    rootCaConfigMap: string;
     /** PodNodeSelector's namespace annotation. */
     nodeSelector: string;
     /** PodTolerationRestriction's namespace annotations and configuration group. */
@@ -291,8 +289,6 @@ function build(id: NameSetId): NameSet {
       limitRangerAnnotation: `${labelDomain}/limit-ranger`,
       enforceMountableSecrets: `${labelDomain}/enforce-mountable-secrets`,
       apiAccessVolumePrefix: `${product}-api-access`,
-      serviceAccountMountPath: `/var/run/secrets/${labelDomain}/serviceaccount`,
-      rootCaConfigMap: `${product}-root-ca.crt`,
       nodeSelector: `scheduler.alpha.${labelDomain}/node-selector`,
       defaultTolerations: `scheduler.alpha.${labelDomain}/defaultTolerations`,
       tolerationsWhitelist: `scheduler.alpha.${labelDomain}/tolerationsWhitelist`,

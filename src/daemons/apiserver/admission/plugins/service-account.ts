@@ -30,7 +30,7 @@ export function tokenVolume(name: string): JsonObject {
       defaultMode: DEFAULT_MODE,
       sources: [
         {serviceAccountToken: {path: 'token', expirationSeconds: TOKEN_EXPIRATION_SECONDS}},
-        {configMap: {name: names().podAdmission.rootCaConfigMap, items: [{key: 'ca.crt', path: 'ca.crt'}]}},
+        {configMap: {name: names().rootCaConfigMap, items: [{key: 'ca.crt', path: 'ca.crt'}]}},
         {downwardAPI: {items: [{path: 'namespace', fieldRef: {apiVersion: 'v1', fieldPath: 'metadata.namespace'}}]}},
       ],
     },
@@ -49,7 +49,7 @@ export function shouldAutomount(account: JsonObject, pod: JsonObject): boolean {
 export function mountToken(pod: JsonObject, generateName: (prefix: string) => string): void {
   const spec = specOf(pod);
   const prefix = `${names().podAdmission.apiAccessVolumePrefix}-`;
-  const mountPath = names().podAdmission.serviceAccountMountPath;
+  const mountPath = names().serviceAccountMountPath;
   const volumes = objectsAt(spec.volumes);
   const existing = volumes.find((v) => typeof v.name === 'string' && v.name.startsWith(prefix));
   const volumeName = existing ? String(existing.name) : generateName(prefix);
