@@ -1,6 +1,7 @@
 import {describe, expect, it} from '@jest/globals';
 import {DefaultTolerationSeconds, missingDefaultTolerations} from '../../src/daemons/apiserver/admission/plugins/default-toleration-seconds.js';
 import {names} from '../../src/api/names.js';
+import type {Toleration} from '../../src/daemons/apiserver/admission/plugins/pod-helpers.js';
 import {pod, podAttributes} from '../helpers/admission-attributes.js';
 
 const o = {notReadySeconds: 300, unreachableSeconds: 60};
@@ -8,7 +9,7 @@ const o = {notReadySeconds: 300, unreachableSeconds: 60};
 describe('DefaultTolerationSeconds', () => {
   const notReady = () => names().taints.notReady;
   const unreachable = () => names().taints.unreachable;
-  it.each([
+  it.each<[string, Toleration[], Array<() => string>]>([
     ['no tolerations: both added', [], [notReady, unreachable]],
     ['tolerates not-ready NoExecute already', [{key: 'N', operator: 'Exists', effect: 'NoExecute'}], [unreachable]],
     ['an empty key tolerates both', [{operator: 'Exists'}], []],
