@@ -194,7 +194,7 @@ describe('NodeRestriction', () => {
     const caFile = file(ca.certPem, 'pem');
     api = await startApiServer({engine: 'sqlite', config: {
       anonymousAuth: false, clientCaFile: caFile, authorizationModes: ['Node', 'RBAC'],
-      admission: admissionConfig({'enable-admission-plugins': ['NodeRestriction']}),
+      admission: admissionConfig({'enable-admission-plugins': ['NodeRestriction'], 'disable-admission-plugins': ['ServiceAccount']}),
     }});
     const admin = readAdminOrchconfig(api.orchconfigPath);
     for (const node of ['x', 'y']) {
