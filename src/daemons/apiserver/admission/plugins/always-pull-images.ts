@@ -7,7 +7,8 @@
 import {field, fieldErrorText, plainServerError, type ApiError} from '../../../../api/status.js';
 import type {JsonObject} from '../../../../patch/types.js';
 import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
-import {admissionForbidden, containersOf, podProper, specOf} from './pod-helpers.js';
+import {admissionForbidden} from '../errors.js';
+import {containersOf, podProper, specOf} from './pod-helpers.js';
 
 const imagesOf = (pod: JsonObject | undefined): Set<string> =>
   new Set(pod ? containersOf(specOf(pod)).map(({container}) => String(container.image ?? '')) : []);

@@ -17,7 +17,8 @@ import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin, Admission
 import {resolveClientConfig} from '../../../../client/orchconfig.js';
 import {RestClient} from '../../../../client/rest-client.js';
 import {ApiConnectionError, ApiStatusError} from '../../../../client/errors.js';
-import {admissionForbidden, containersOf, isCoreResource, specOf} from './pod-helpers.js';
+import {admissionForbidden} from '../errors.js';
+import {containersOf, isCoreResource, specOf} from './pod-helpers.js';
 
 export interface ImagePolicyConfig {
   kubeConfigFile: string;

@@ -12,7 +12,8 @@ import {formatAmount, parseAmount, type Amount} from '../../../agent/node/quanti
 import {defaultPodRequestsFromLimits} from '../../rest/strategies.js';
 import {stringAt} from '../../rest/objects.js';
 import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin, AdmissionPluginContext} from '../interfaces.js';
-import {admissionForbidden, containersOf, isCoreResource, objectsAt, specOf} from './pod-helpers.js';
+import {admissionForbidden} from '../errors.js';
+import {containersOf, isCoreResource, objectsAt, specOf} from './pod-helpers.js';
 
 type Quantities = Record<string, string>;
 

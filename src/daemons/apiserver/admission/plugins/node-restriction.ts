@@ -12,7 +12,8 @@ import {isJsonObject, jsonEqual, type JsonObject, type JsonValue} from '../../..
 import {deepCopy, labelsOf, stringAt, valueAt} from '../../rest/objects.js';
 import type {UserInfo} from '../../../shared/authentication/user.js';
 import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin, AdmissionPluginContext} from '../interfaces.js';
-import {admissionForbidden, isCoreResource, objectsAt, podConfigMapNames, podSecretNames, specOf} from './pod-helpers.js';
+import {admissionForbidden} from '../errors.js';
+import {isCoreResource, objectsAt, podConfigMapNames, podSecretNames, specOf} from './pod-helpers.js';
 
 /** Upstream's NodeIdentifier: a user in the nodes group is a node; its name follows the prefix ('' if none). */
 export function nodeOf(user: UserInfo): {isNode: boolean; nodeName: string} {

@@ -1,25 +1,13 @@
 /**
- * What the pod admission plugins share: upstream's admission.NewForbidden (the object's name in
- * the message), which requests are "a pod proper" (pods without a subresource), the walk over a
- * pod's containers, and the toleration rules of upstream's tolerations and helper packages
- * (superset, merge, whitelist, add-or-update). Pure functions over JSON objects.
+ * What the pod admission plugins share: which requests are "a pod proper" (pods without a
+ * subresource), the walk over a pod's containers and the names it references, and typed
+ * tolerations over upstream's rules (../tolerations.ts: superset, merge; here: whitelist,
+ * add-or-update). Pure functions over JSON objects.
  */
-import {forbidden, type ApiError} from '../../../../api/status.js';
 import {isJsonObject, jsonEqual, type JsonObject, type JsonValue} from '../../../../patch/types.js';
 import {stringAt} from '../../rest/objects.js';
 import type {AdmissionAttributes} from '../interfaces.js';
-
-/**
- * Upstream's admission.NewForbidden: `<resource> "<name>" is forbidden: <reason>`, the name from the
- * request, else the object's name or generateName (a create before a name is given), else "Unknown".
- */
-export function admissionForbidden(attributes: AdmissionAttributes, reason: string): ApiError {
-  const object = attributes.object;
-  const name = attributes.name
-    || (object ? stringAt(object, 'metadata', 'name') || stringAt(object, 'metadata', 'generateName') : undefined)
-    || 'Unknown';
-  return forbidden({group: attributes.resource.group, resource: attributes.resource.plural}, name, reason);
-}
+import {isSuperset as jsonIsSuperset, mergeTolerations as jsonMergeTolerations} from '../tolerations.js';
 
 export const isCoreResource = (attributes: AdmissionAttributes, plural: string): boolean =>
   attributes.resource.group === '' && attributes.resource.plural === plural;
@@ -135,39 +123,12 @@ export const tolerationJson = (t: Toleration): JsonObject => JSON.parse(JSON.str
 
 export const sameToleration = (a: Toleration, b: Toleration): boolean => jsonEqual(tolerationJson(a), tolerationJson(b));
 
-/** Upstream's isSuperset: whether `ss` tolerates everything `t` does. */
-export function isSuperset(ss: Toleration, t: Toleration): boolean {
-  if (sameToleration(ss, t)) return true;
-  const ssKey = ss.key ?? '';
-  // An empty key with Exists matches every key and value.
-  if ((t.key ?? '') !== ssKey && (ssKey !== '' || ss.operator !== 'Exists')) return false;
-  // An empty effect matches every effect.
-  if ((t.effect ?? '') !== (ss.effect ?? '') && (ss.effect ?? '') !== '') return false;
-  if (ss.effect === 'NoExecute' && ss.tolerationSeconds !== undefined) {
-    if (t.tolerationSeconds === undefined || t.tolerationSeconds > ss.tolerationSeconds) return false;
-  }
-  switch (ss.operator ?? '') {
-    case 'Equal':
-    case '':
-      return (t.operator ?? 'Equal') === 'Equal' && (t.value ?? '') === (ss.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
-}
+/** Upstream's isSuperset (../tolerations.ts) over typed tolerations. */
+export const isSuperset = (ss: Toleration, t: Toleration): boolean => jsonIsSuperset(tolerationJson(ss), tolerationJson(t));
 
-/** Upstream's MergeTolerations: both lists, without the ones another toleration covers (the first of equals kept). */
-export function mergeTolerations(first: readonly Toleration[], second: readonly Toleration[]): Toleration[] {
-  const all = [...first, ...second];
-  const merged: Toleration[] = [];
-  all.forEach((t, i) => {
-    if (merged.some((kept) => isSuperset(kept, t))) return;
-    if (all.slice(i + 1).some((later) => !sameToleration(t, later) && isSuperset(later, t))) return;
-    merged.push(t);
-  });
-  return merged;
-}
+/** Upstream's MergeTolerations (../tolerations.ts) over typed tolerations. */
+export const mergeTolerations = (first: readonly Toleration[], second: readonly Toleration[]): Toleration[] =>
+  jsonMergeTolerations(first.map(tolerationJson), second.map(tolerationJson)).map(toToleration);
 
 /** Upstream's VerifyAgainstWhitelist: every toleration is covered by one of the whitelist's. */
 export function verifyAgainstWhitelist(tolerations: readonly Toleration[], whitelist: readonly Toleration[]): boolean {

@@ -9,7 +9,8 @@ import {badRequest} from '../../../../api/status.js';
 import {isJsonObject, type JsonObject} from '../../../../patch/types.js';
 import {stringAt} from '../../rest/objects.js';
 import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin, AdmissionPluginContext} from '../interfaces.js';
-import {admissionForbidden, isCoreResource, specOf} from './pod-helpers.js';
+import {admissionForbidden} from '../errors.js';
+import {isCoreResource, specOf} from './pod-helpers.js';
 
 /** Upstream's DefaultPriorityWhenNoDefaultClassExists. */
 export const DEFAULT_PRIORITY = 0;

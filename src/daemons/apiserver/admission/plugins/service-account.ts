@@ -14,7 +14,8 @@ import {generatedName, stringAt} from '../../rest/objects.js';
 import type {Clock} from '../../../shared/clock.js';
 import {sleep} from '../../../shared/clock.js';
 import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin, AdmissionPluginContext} from '../interfaces.js';
-import {admissionForbidden, containersOf, isCoreResource, objectsAt, podSecretNames, specOf} from './pod-helpers.js';
+import {admissionForbidden} from '../errors.js';
+import {containersOf, isCoreResource, objectsAt, podSecretNames, specOf} from './pod-helpers.js';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 /** The bound token's lifetime a pod's volume asks for (upstream's WarnOnlyBoundTokenExpirationSeconds). */
