@@ -213,6 +213,14 @@ describe('NodeRestriction', () => {
     );
   });
 
+  it('a node may evict only the pods bound to it', async () => {
+    await client(api.orchconfigPath).create(podManifest('on-y', {nodeName: 'y'}));
+    const eviction = file({apiVersion: 'policy/v1', kind: 'Eviction', metadata: {name: 'on-y', namespace: 'default'}});
+    const evict = ['create', '--raw', '/api/v1/namespaces/default/pods/on-y/eviction', '-f', eviction];
+    expect(await as.x!.fails(evict)).toContain('pods "on-y" is forbidden: node x can only evict pods with spec.nodeName set to itself');
+    await as.y!.ok(evict);
+  });
+
   it('a node may create only its own mirror pods', async () => {
     expect(await as.x!.fails(['create', '-f', file(podManifest('sneaky', {nodeName: 'x'}))])).toContain(
       `pods "sneaky" is forbidden: pod does not have "${names().annotations.mirrorPod}" annotation, node "x" can only create mirror pods`,
