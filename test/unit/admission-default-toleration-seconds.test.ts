@@ -1,5 +1,8 @@
 import {describe, expect, it} from '@jest/globals';
-import {DefaultTolerationSeconds, missingDefaultTolerations} from '../../src/daemons/apiserver/admission/plugins/default-toleration-seconds.js';
+import {apiserverOptions} from '../../src/options/apiserver.js';
+import {parseOptionValue} from '../../src/options/types.js';
+import type {AdmissionPluginContext} from '../../src/daemons/apiserver/admission/interfaces.js';
+import {DefaultTolerationSeconds, createDefaultTolerationSeconds, missingDefaultTolerations} from '../../src/daemons/apiserver/admission/plugins/default-toleration-seconds.js';
 import {names} from '../../src/api/names.js';
 import type {Toleration} from '../../src/daemons/apiserver/admission/plugins/pod-helpers.js';
 import {pod, podAttributes} from '../helpers/admission-attributes.js';
@@ -32,5 +35,21 @@ describe('DefaultTolerationSeconds', () => {
     plugin.admit(podAttributes('UPDATE', status, {subresource: 'status'}));
     expect((status.spec as {tolerations?: unknown}).tolerations).toBeUndefined();
     expect(plugin.handles('DELETE')).toBe(false);
+  });
+});
+
+describe('DefaultTolerationSeconds: its options', () => {
+  it.each(['default-not-ready-toleration-seconds', 'default-unreachable-toleration-seconds'])('--%s takes effect, defaults to 300 and refuses a negative count naming the option', (name) => {
+    const spec = apiserverOptions.find((s) => s.name === name)!;
+    expect(spec).toMatchObject({implemented: true, default: '300'});
+    expect(parseOptionValue(spec, '120')).toBe(120);
+    expect(() => parseOptionValue(spec, '-1')).toThrow(`--${name}`);
+  });
+
+  it('the factory reads the server options', () => {
+    const plugin = createDefaultTolerationSeconds({serverOptions: {defaultNotReadyTolerationSeconds: 7}} as unknown as AdmissionPluginContext);
+    const p = pod();
+    plugin.admit(podAttributes('CREATE', p));
+    expect((p.spec as {tolerations: Array<{tolerationSeconds: number}>}).tolerations.map((t) => t.tolerationSeconds)).toEqual([7, 300]);
   });
 });
