@@ -162,6 +162,11 @@ export function serviceUnavailable(message: string): ApiError {
   return err(503, 'ServiceUnavailable', message);
 }
 
+/** Upstream's NewTooManyRequestsError: 429, "Too many requests: <message>". */
+export function tooManyRequests(message: string): ApiError {
+  return err(429, 'TooManyRequests', `Too many requests: ${message}`);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Field errors (field.Error) and 422 Invalid.
 

@@ -32,6 +32,8 @@ import {createPodTolerationRestriction} from './plugins/pod-toleration-restricti
 import {createPriority} from './plugins/priority.js';
 import {createServiceAccount} from './plugins/service-account.js';
 import {TaintNodesByCondition} from './plugins/taint-nodes-by-condition.js';
+import {createEventRateLimit} from './plugins/event-rate-limit.js';
+import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
@@ -61,4 +63,6 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   DefaultTolerationSeconds: createDefaultTolerationSeconds,
   PodTolerationRestriction: createPodTolerationRestriction,
   ExtendedResourceToleration: () => new ExtendedResourceToleration(),
+  EventRateLimit: createEventRateLimit,
+  ResourceQuota: createResourceQuotaAdmission,
 };

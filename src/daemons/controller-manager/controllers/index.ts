@@ -18,6 +18,7 @@ import {endpointSliceController} from './endpointslice.js';
 import {garbageCollectorController} from './garbage-collector.js';
 import {schedulerController} from './scheduler.js';
 import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
+import {resourceQuotaController} from './resourcequota.js';
 import {rootCaPublisherController} from './root-ca-publisher.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -39,6 +40,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   nodeLifecycleController,
   schedulerController,
   clusterRoleAggregationController,
+  resourceQuotaController,
   rootCaPublisherController,
 ];
 
@@ -83,4 +85,6 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'endpointslice-updates-batch-period',
   'concurrent-gc-syncs',
   'enable-garbage-collector',
+  'concurrent-resource-quota-syncs',
+  'resource-quota-sync-period',
 ];
