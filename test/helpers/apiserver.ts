@@ -352,7 +352,7 @@ export async function startApiServerProcess(options: {
     '--secure-port', String(port),
     '--bind-address', '127.0.0.1',
     ...(options.engine === 'etcd' ? ['--kvstore-servers', options.etcdEndpoint as string, '--kvstore-prefix', `/registry-${port}`] : []),
-    ...(options.args?.some((a) => /^--(disable-admission-plugins|admission-control)\b/.test(a)) ? [] : ['--disable-admission-plugins', TEST_SERVER_DISABLED_ADMISSION.join(',')]),
+    ...(options.args?.some((a) => /^--(disable-admission-plugins|admission-control)(=|$)/.test(a)) ? [] : ['--disable-admission-plugins', TEST_SERVER_DISABLED_ADMISSION.join(',')]),
     ...(options.args ?? []),
   ];
   let child: ChildProcess | undefined;
