@@ -6,7 +6,7 @@
  * skipped with one warning naming them, so the default set keeps working as plugins arrive.
  */
 import {AdmissionChain} from './chain.js';
-import type {AdmissionObjects, AdmissionPlugin, AdmissionPluginFactory} from './interfaces.js';
+import type {AdmissionObjects, AdmissionPlugin, AdmissionPluginContext, AdmissionPluginFactory} from './interfaces.js';
 import {DEFAULT_ON_ADMISSION_PLUGINS, type AdmissionPluginName} from './plugin-names.js';
 import type {PluginConfiguration} from './config-file.js';
 import type {Clock} from '../../shared/clock.js';
@@ -18,6 +18,8 @@ export interface AdmissionBuildOptions {
   configurations?: ReadonlyMap<string, PluginConfiguration>;
   factories: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory};
   objects: AdmissionObjects;
+  /** Keeps plugins' in-memory views of configuration objects (watch.ts). */
+  watch?: AdmissionPluginContext['watch'];
   clock: Clock;
   serverOptions?: Readonly<Record<string, unknown>>;
   log(message: string, ...keysAndValues: unknown[]): void;
@@ -42,6 +44,7 @@ export async function buildAdmissionChain(options: AdmissionBuildOptions): Promi
         configuration: configured?.configuration,
         configurationSource: configured?.source,
         objects: options.objects,
+        watch: options.watch,
         clock: options.clock,
         serverOptions: options.serverOptions ?? {},
         log: (message, ...kv) => options.log(message, 'plugin', name, ...kv),

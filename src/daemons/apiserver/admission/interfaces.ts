@@ -67,6 +67,19 @@ export interface AdmissionObjects {
   update(group: string, resource: string, namespace: string, object: JsonObject, subresource?: string): Promise<JsonObject>;
 }
 
+export interface AdmissionWatchHandlers {
+  /** An object listed, created or updated (as stored). */
+  apply(object: JsonObject): void;
+  /** An object deleted (its last value). */
+  remove(object: JsonObject): void;
+}
+
+export interface AdmissionWatch {
+  /** True once the first list was applied. */
+  readonly synced: boolean;
+  stop(): void;
+}
+
 /** What a plugin's factory receives when the chain is built at start. */
 export interface AdmissionPluginContext {
   /**
@@ -77,6 +90,12 @@ export interface AdmissionPluginContext {
   /** Where the configuration came from, for error messages (`<file>: plugin <name>`). */
   configurationSource?: string;
   objects: AdmissionObjects;
+  /**
+   * Keeps an in-memory view in step with a resource's stored objects (listed, then watched), for
+   * plugins that read configuration objects on every request (admission policies and their
+   * bindings). Absent, such plugins list on each request.
+   */
+  watch?(group: string, resource: string, handlers: AdmissionWatchHandlers): AdmissionWatch;
   clock: Clock;
   /** The server's options a plugin reads (its option table names, camelCased), e.g. `defaultNotReadyTolerationSeconds`. */
   serverOptions: Readonly<Record<string, unknown>>;

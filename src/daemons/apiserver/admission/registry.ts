@@ -6,6 +6,8 @@
 import type {AdmissionPluginFactory} from './interfaces.js';
 import type {AdmissionPluginName} from './plugin-names.js';
 import {NamespaceLifecycle} from './plugins/namespace-lifecycle.js';
+import {MutatingAdmissionPolicyPlugin} from './plugins/mutating-admission-policy.js';
+import {ValidatingAdmissionPolicyPlugin} from './plugins/validating-admission-policy.js';
 import {AlwaysAdmit} from './plugins/always-admit.js';
 import {AlwaysDeny} from './plugins/always-deny.js';
 import {NamespaceAutoProvision} from './plugins/namespace-auto-provision.js';
@@ -34,9 +36,12 @@ import {createServiceAccount} from './plugins/service-account.js';
 import {TaintNodesByCondition} from './plugins/taint-nodes-by-condition.js';
 import {createEventRateLimit} from './plugins/event-rate-limit.js';
 import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
+import {createPodSecurity} from './plugins/pod-security/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
+  MutatingAdmissionPolicy: (context) => new MutatingAdmissionPolicyPlugin(context),
+  ValidatingAdmissionPolicy: (context) => new ValidatingAdmissionPolicyPlugin(context),
   AlwaysAdmit: () => new AlwaysAdmit(),
   AlwaysDeny: () => new AlwaysDeny(),
   NamespaceAutoProvision: (context) => new NamespaceAutoProvision(context.objects),
@@ -65,4 +70,5 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   ExtendedResourceToleration: () => new ExtendedResourceToleration(),
   EventRateLimit: createEventRateLimit,
   ResourceQuota: createResourceQuotaAdmission,
+  PodSecurity: createPodSecurity,
 };

@@ -10,6 +10,7 @@ import {isJsonObject, jsonEqual, type JsonObject, type JsonValue} from '../../..
 import {DEFAULT_CPU_UTILIZATION} from './conversion.js';
 import {stringAt, valueAt} from './objects.js';
 import type {Strategy} from './strategies.js';
+import {compilePolicy, validateBinding} from '../admission/plugins/policy/compile.js';
 
 function setDefault(object: JsonObject, key: string, value: JsonValue): void {
   if (object[key] === undefined) object[key] = value;
@@ -270,17 +271,11 @@ const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
   },
   MutatingWebhookConfiguration: validateWebhooks,
   ValidatingWebhookConfiguration: validateWebhooks,
-  ValidatingAdmissionPolicyBinding: (o) => {
-    const errors: FieldError[] = [];
-    requireString(o, ['spec', 'policyName'], errors);
-    requireList(o, ['spec', 'validationActions'], errors);
-    return errors;
-  },
-  MutatingAdmissionPolicyBinding: (o) => {
-    const errors: FieldError[] = [];
-    requireString(o, ['spec', 'policyName'], errors);
-    return errors;
-  },
+  // Policies' expressions are compiled as upstream's validation does: one that does not compile is refused.
+  ValidatingAdmissionPolicy: (o) => compilePolicy(o, false).errors,
+  MutatingAdmissionPolicy: (o) => compilePolicy(o, true).errors,
+  ValidatingAdmissionPolicyBinding: (o) => validateBinding(o, true),
+  MutatingAdmissionPolicyBinding: (o) => validateBinding(o, false),
   FlowSchema: (o) => {
     const errors: FieldError[] = [];
     requireString(o, ['spec', 'priorityLevelConfiguration', 'name'], errors);
