@@ -126,7 +126,7 @@ async function loadTsModules() {
     const entries = {
       storage: join(root, 'src/daemons/apiserver/storage/index.ts'),
       etcd: join(root, 'test/helpers/etcd.ts'),
-      pki: join(root, 'src/daemons/apiserver/pki/certificates.ts'),
+      pki: join(root, 'src/daemons/shared/pki/certificates.ts'),
     };
     await build({
       entryPoints: entries,

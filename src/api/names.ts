@@ -37,6 +37,12 @@ export interface NameSet {
   endpointSliceController: string;
   /** The issuer of legacy service account token secrets. */
   legacyTokenIssuer: string;
+  /** The config map the root CA publisher puts in every namespace (`orch-root-ca.crt`, `kube-root-ca.crt`). */
+  rootCaConfigMap: string;
+  /** Where the ServiceAccount admission plugin mounts a pod's token (`/var/run/secrets/<labelDomain>/serviceaccount`). */
+  serviceAccountMountPath: string;
+  /** The environment variable naming a pod's root: the agent lays out volume mounts below it (no mount namespace). */
+  podRootEnv: string;
   groups: {
     admissionregistration: string;
     apiextensions: string;
@@ -153,6 +159,9 @@ function build(id: NameSetId): NameSet {
       : {apiVersion: 'agent.config.orch.io/v1beta1', kind: 'AgentConfiguration'},
     endpointSliceController: `endpointslice-controller.${domain}`,
     legacyTokenIssuer: k ? 'kubernetes/serviceaccount' : 'orch/serviceaccount',
+    rootCaConfigMap: `${product}-root-ca.crt`,
+    serviceAccountMountPath: `/var/run/secrets/${labelDomain}/serviceaccount`,
+    podRootEnv: `${product.toUpperCase()}_POD_ROOT`,
     groups: {
       admissionregistration: `admissionregistration.${domain}`,
       apiextensions: `apiextensions.${domain}`,

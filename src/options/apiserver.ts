@@ -7,49 +7,10 @@
  */
 import {namesOption} from './names-option.js';
 import type { OptionTable } from './spec.js';
+import {ADMISSION_PLUGIN_NAMES_SORTED} from '../daemons/apiserver/admission/plugin-names.js';
 
 /** Admission plugin names the seed lists; --enable/--disable-admission-plugins accept only these. */
-const ADMISSION_PLUGINS = [
-  'AlwaysAdmit',
-  'AlwaysDeny',
-  'AlwaysPullImages',
-  'CertificateApproval',
-  'CertificateSigning',
-  'CertificateSubjectRestriction',
-  'ClusterTrustBundleAttest',
-  'DefaultIngressClass',
-  'DefaultStorageClass',
-  'DefaultTolerationSeconds',
-  'DenyServiceExternalIPs',
-  'EventRateLimit',
-  'ExtendedResourceToleration',
-  'ImagePolicyWebhook',
-  'LimitPodHardAntiAffinityTopology',
-  'LimitRanger',
-  'MutatingAdmissionPolicy',
-  'MutatingAdmissionWebhook',
-  'NamespaceAutoProvision',
-  'NamespaceExists',
-  'NamespaceLifecycle',
-  'NodeDeclaredFeatureValidator',
-  'NodeRestriction',
-  'OwnerReferencesPermissionEnforcement',
-  'PersistentVolumeClaimResize',
-  'PodGroupProtection',
-  'PodNodeSelector',
-  'PodResizeValidator',
-  'PodSecurity',
-  'PodTolerationRestriction',
-  'PodTopologyLabels',
-  'Priority',
-  'ResourceQuota',
-  'RuntimeClass',
-  'ServiceAccount',
-  'StorageObjectInUseProtection',
-  'TaintNodesByCondition',
-  'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionWebhook',
-] as const;
+const ADMISSION_PLUGINS = ADMISSION_PLUGIN_NAMES_SORTED;
 
 const AUDIT_MODES = ['batch', 'blocking', 'blocking-strict'] as const;
 const PORT = { min: 0, max: 65535 } as const;

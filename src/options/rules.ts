@@ -18,6 +18,7 @@ import { parseQuantity } from './quantity.js';
 import { labelValueErrors, qualifiedNameErrors } from './value-labels.js';
 import { NAME_SET_IDS, nameSet, names, type NameSetId } from '../api/names.js';
 import { allowedNodeLabelPrefixes, allowedNodeLabels, isAllowedNodeLabel } from '../api/node-labels.js';
+import {ADMISSION_PLUGIN_ORDER} from '../daemons/apiserver/admission/plugin-names.js';
 
 /** Read-only access to the parsed values of one command line. */
 class OptionView {
@@ -268,17 +269,7 @@ const commonRules: Rule[] = [
 // ---------------------------------------------------------------------------------------------------
 // API server.
 
-const ADMISSION_PLUGINS = new Set([
-  'AlwaysAdmit', 'AlwaysDeny', 'AlwaysPullImages', 'CertificateApproval', 'CertificateSigning',
-  'CertificateSubjectRestriction', 'ClusterTrustBundleAttest', 'DefaultIngressClass', 'DefaultStorageClass',
-  'DefaultTolerationSeconds', 'DenyServiceExternalIPs', 'EventRateLimit', 'ExtendedResourceToleration',
-  'ImagePolicyWebhook', 'LimitPodHardAntiAffinityTopology', 'LimitRanger', 'MutatingAdmissionPolicy',
-  'MutatingAdmissionWebhook', 'NamespaceAutoProvision', 'NamespaceExists', 'NamespaceLifecycle',
-  'NodeDeclaredFeatureValidator', 'NodeRestriction', 'OwnerReferencesPermissionEnforcement',
-  'PersistentVolumeClaimResize', 'PodGroupProtection', 'PodNodeSelector', 'PodResizeValidator', 'PodSecurity',
-  'PodTolerationRestriction', 'PodTopologyLabels', 'Priority', 'ResourceQuota', 'RuntimeClass', 'ServiceAccount',
-  'StorageObjectInUseProtection', 'TaintNodesByCondition', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook',
-]);
+const ADMISSION_PLUGINS: ReadonlySet<string> = new Set(ADMISSION_PLUGIN_ORDER);
 
 const AUTHORIZATION_WEBHOOK_OPTIONS = [
   'authorization-webhook-config-file',

@@ -20,7 +20,7 @@ import type {
   ProbeKind,
 } from '../daemons/agent/state.js';
 import type {ConditionSnapshot, EvictionRecord, EvictionSnapshot, SignalSnapshot, ThresholdSnapshot} from '../daemons/agent/eviction/snapshot.js';
-import {systemClock, type Clock} from '../daemons/apiserver/lifecycle/clock.js';
+import {systemClock, type Clock} from '../daemons/shared/clock.js';
 import type {StateEmitter} from './state-emitter.js';
 import type {LogBuffer} from './components/log-buffer.js';
 import type {DashboardHandle} from './apiserver-dashboard.js';

@@ -15,7 +15,7 @@ import {formatMs, formatRate, topEntries} from './components/format.js';
 import {useSnapshot} from './components/use-snapshot.js';
 import {useNow} from './components/use-now.js';
 import {Uptime} from './components/uptime.js';
-import {systemClock, type Clock} from '../daemons/apiserver/lifecycle/clock.js';
+import {systemClock, type Clock} from '../daemons/shared/clock.js';
 
 export interface ApiServerDashboardProps {
   emitter: StateEmitter<ApiServerSnapshot>;

@@ -13,7 +13,7 @@ import type {ControllerSnapshot} from '../daemons/controller-manager/controllers
 import type {NodeLifecycleSnapshot, NodeSnapshot, ZoneSnapshot} from '../daemons/controller-manager/node-lifecycle/controller.js';
 import type {ZoneState} from '../daemons/controller-manager/node-lifecycle/zones.js';
 import {zoneDisplayName} from '../daemons/controller-manager/node-lifecycle/zones.js';
-import {systemClock, type Clock} from '../daemons/apiserver/lifecycle/clock.js';
+import {systemClock, type Clock} from '../daemons/shared/clock.js';
 import type {StateEmitter} from './state-emitter.js';
 import type {LogBuffer} from './components/log-buffer.js';
 import type {DashboardHandle} from './apiserver-dashboard.js';

@@ -8,7 +8,7 @@
  * shown. Time comes from an injected clock so tests walk timelines on a fake one.
  */
 import {isDeepStrictEqual} from 'node:util';
-import {systemClock, type Clock, type TimerHandle} from '../daemons/apiserver/lifecycle/clock.js';
+import {systemClock, type Clock, type TimerHandle} from '../daemons/shared/clock.js';
 
 export interface StateEmitterOptions<T> {
   /** Emits per second at most (default 4). */

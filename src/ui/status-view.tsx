@@ -7,7 +7,7 @@
 import {Box, Text, render} from 'ink';
 import type {StatusSnapshot} from '../cmd/status/main.js';
 import {leaderLine, statusRows, STATUS_HEADERS, type ProbeCell} from '../cmd/status/format.js';
-import {systemClock, type Clock} from '../daemons/apiserver/lifecycle/clock.js';
+import {systemClock, type Clock} from '../daemons/shared/clock.js';
 import type {StateEmitter} from './state-emitter.js';
 import type {DashboardHandle} from './apiserver-dashboard.js';
 import {CheckMark} from './components/check-list.js';

@@ -11,7 +11,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {type InProcessServer, startApiServer} from '../helpers/apiserver.js';
 import {AgentServers, serverConfigFromOptions} from '../../src/daemons/agent/server/index.js';
-import {generateClientCertificate, type KeyPairPem} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateClientCertificate, type KeyPairPem} from '../../src/daemons/shared/pki/certificates.js';
 import {resolveClientConfig} from '../../src/client/orchconfig.js';
 import {RestClient} from '../../src/client/rest-client.js';
 

@@ -11,7 +11,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {type InProcessServer, freePort, kubectl, readAdminOrchconfig, startApiServer, writeClientOrchconfig} from '../helpers/apiserver.js';
 import {runOrch} from '../helpers/run-orch.js';
-import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateCa, generateServingCertificate} from '../../src/daemons/shared/pki/certificates.js';
 
 interface Review {
   apiVersion: string;

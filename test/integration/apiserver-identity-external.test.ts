@@ -15,7 +15,7 @@ import {SignJWT, UnsecuredJWT, exportJWK, generateKeyPair, type KeyLike} from 'j
 import {selectNames} from '../../src/api/names.js';
 import {configureKlog} from '../../src/lib/klog.js';
 import {ApiClient, readAdminOrchconfig, startApiServer, kubectl} from '../helpers/apiserver.js';
-import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/shared/pki/certificates.js';
 
 selectNames('kubernetes');
 

@@ -13,12 +13,12 @@ import {SignJWT, createLocalJWKSet, jwtVerify, UnsecuredJWT} from 'jose';
 import {selectNames} from '../../src/api/names.js';
 import {startApiServer, kubectl, type ApiClient} from '../helpers/apiserver.js';
 import {legacyClaims, signerFromPem} from '../../src/daemons/controller-manager/controllers/serviceaccount-token.js';
-import {keyIdOf} from '../../src/daemons/serving/jwt-keys.js';
+import {keyIdOf} from '../../src/daemons/shared/serving/jwt-keys.js';
 import {request as httpsRequest} from 'node:https';
 import {Gauge, Registry} from 'prom-client';
 import {freePort} from '../helpers/apiserver.js';
 import {ControllerManagerServing} from '../../src/daemons/controller-manager/serving.js';
-import {secureServingOptions} from '../../src/daemons/serving/secure-serving.js';
+import {secureServingOptions} from '../../src/daemons/shared/serving/secure-serving.js';
 
 selectNames('kubernetes');
 

@@ -9,7 +9,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {type InProcessServer, kubectl, readAdminOrchconfig, startApiServer, writeClientOrchconfig} from '../helpers/apiserver.js';
-import {generateCa, generateClientCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateCa, generateClientCertificate} from '../../src/daemons/shared/pki/certificates.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 

@@ -6,7 +6,7 @@
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {createServer, type Server} from 'node:https';
 import {startApiServer, kubectl} from '../helpers/apiserver.js';
-import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateCa, generateServingCertificate} from '../../src/daemons/shared/pki/certificates.js';
 
 let s: Awaited<ReturnType<typeof startApiServer>>;
 let agent: Server;

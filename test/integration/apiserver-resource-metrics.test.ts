@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {createServer, type Server} from 'node:https';
 import {selectNames} from '../../src/api/names.js';
 import {startApiServer, kubectl} from '../helpers/apiserver.js';
-import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateCa, generateServingCertificate} from '../../src/daemons/shared/pki/certificates.js';
 
 selectNames('kubernetes');
 

@@ -331,7 +331,7 @@ describe('subresources and reviews', () => {
   });
 
   it('approves a CertificateSigningRequest with `kubectl certificate approve`, through /approval only', async () => {
-    const x509 = await (await import('../../src/daemons/apiserver/pki/x509-lib.js')).loadX509();
+    const x509 = await (await import('../../src/daemons/shared/pki/x509-lib.js')).loadX509();
     const {webcrypto} = await import('node:crypto');
     const keys = await webcrypto.subtle.generateKey({name: 'ECDSA', namedCurve: 'P-256'}, true, ['sign', 'verify']);
     const request = await x509.Pkcs10CertificateRequestGenerator.create({name: 'CN=jane', keys, signingAlgorithm: {name: 'ECDSA', hash: 'SHA-256'}});
@@ -471,7 +471,7 @@ describe('subresources and reviews', () => {
   });
 
   it('proxies nodes/proxy to the agent port the node reports, over HTTPS', async () => {
-    const x509 = await (await import('../../src/daemons/apiserver/pki/x509-lib.js')).loadX509();
+    const x509 = await (await import('../../src/daemons/shared/pki/x509-lib.js')).loadX509();
     const {webcrypto} = await import('node:crypto');
     const {createServer: createHttpsServer} = await import('node:https');
     const algorithm = {name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256'};

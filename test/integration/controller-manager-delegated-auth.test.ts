@@ -12,8 +12,8 @@ import {join} from 'node:path';
 import {Gauge, Registry} from 'prom-client';
 import {type InProcessServer, freePort, startApiServer} from '../helpers/apiserver.js';
 import {ControllerManagerServing} from '../../src/daemons/controller-manager/serving.js';
-import {generateClientCertificate, type KeyPairPem} from '../../src/daemons/apiserver/pki/certificates.js';
-import {secureServingOptions} from '../../src/daemons/serving/secure-serving.js';
+import {generateClientCertificate, type KeyPairPem} from '../../src/daemons/shared/pki/certificates.js';
+import {secureServingOptions} from '../../src/daemons/shared/serving/secure-serving.js';
 
 function get(port: number, path: string, cert?: KeyPairPem): Promise<{status: number; body: string}> {
   return new Promise((resolve, reject) => {

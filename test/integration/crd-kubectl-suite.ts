@@ -13,7 +13,7 @@ import type {AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {stringify} from 'yaml';
-import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateCa, generateServingCertificate} from '../../src/daemons/shared/pki/certificates.js';
 import {names, selectNames, type NameSetId} from '../../src/api/names.js';
 import {type InProcessServer, kubectl, kubectlStream, startApiServer} from '../helpers/apiserver.js';
 

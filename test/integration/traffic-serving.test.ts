@@ -14,8 +14,8 @@ import type {Server} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
-import {ensureServingCertificates} from '../../src/daemons/apiserver/pki/cert-dir.js';
-import {parseHttp1FromStream} from '../../src/daemons/serving/secure-serving.js';
+import {ensureServingCertificates} from '../../src/daemons/shared/pki/cert-dir.js';
+import {parseHttp1FromStream} from '../../src/daemons/shared/serving/secure-serving.js';
 
 const CLIENT = `
 import {Agent, request} from 'node:https';

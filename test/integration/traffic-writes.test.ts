@@ -4,7 +4,7 @@
  * acknowledged or refused with a Status, and a final list holds exactly the acknowledged ones.
  *
  * Issue 18: HTTP/1.1 keep-alive writes over 16 KiB were reset (ECONNRESET) by Node's HTTP/1 parser
- * pausing while TLS kept feeding it (see parseHttp1FromStream in src/daemons/serving/secure-serving.ts).
+ * pausing while TLS kept feeding it (see parseHttp1FromStream in src/daemons/shared/serving/secure-serving.ts).
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {type InProcessServer, startApiServer} from '../helpers/apiserver.js';

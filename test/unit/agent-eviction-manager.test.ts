@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { FakeClock } from '../../src/daemons/apiserver/lifecycle/clock.js';
+import { FakeClock } from '../../src/daemons/shared/clock.js';
 import {
   EvictionManager,
   type EvictedPodStatus,

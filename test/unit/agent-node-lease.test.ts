@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiConnectionError, ApiStatusError } from '../../src/client/errors.js';
-import { FakeClock } from '../../src/daemons/apiserver/lifecycle/clock.js';
+import { FakeClock } from '../../src/daemons/shared/clock.js';
 import { type LeaseObject, type NodeApiClient, type NodeObject, NodeLeaseController } from '../../src/daemons/agent/node/index.js';
 
 const T0 = Date.parse('2024-05-01T10:00:00Z');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { RestClient } from '../../src/client/rest-client.js';
-import { FakeClock } from '../../src/daemons/apiserver/lifecycle/clock.js';
+import { FakeClock } from '../../src/daemons/shared/clock.js';
 import { DEFAULT_EVICTION_HARD } from '../../src/daemons/agent/eviction/thresholds.js';
 import {
   type MachineFacts,

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from '@jest/globals';
-import {FakeClock} from '../../src/daemons/apiserver/lifecycle/clock.js';
+import {FakeClock} from '../../src/daemons/shared/clock.js';
 import type {Logger} from '../../src/lib/klog.js';
 import {ProcessRuntime, type ProcessRuntimeOptions, type RuntimeEvent} from '../../src/daemons/agent/runtime/index.js';
 import type {Container, Pod, PodSpec, PodStatus} from '../../src/daemons/agent/runtime/index.js';

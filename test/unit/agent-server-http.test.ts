@@ -10,7 +10,7 @@ import {createServer} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Registry} from 'prom-client';
-import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/shared/pki/certificates.js';
 import {
   AgentMetrics,
   AgentServers,

@@ -1,7 +1,7 @@
 import {describe, expect, it} from '@jest/globals';
-import {AbacAuthorizer, AbacPolicyError, abacPolicyMatches, parseAbacPolicyFile, type AbacPolicy} from '../../src/daemons/apiserver/auth/abac.js';
-import type {AuthorizationAttributes} from '../../src/daemons/apiserver/auth/attributes.js';
-import type {UserInfo} from '../../src/daemons/apiserver/auth/user.js';
+import {AbacAuthorizer, AbacPolicyError, abacPolicyMatches, parseAbacPolicyFile, type AbacPolicy} from '../../src/daemons/apiserver/authorization/abac.js';
+import type {AuthorizationAttributes} from '../../src/daemons/shared/authorization/attributes.js';
+import type {UserInfo} from '../../src/daemons/shared/authentication/user.js';
 import {selectNames} from '../../src/api/names.js';
 
 const alice: UserInfo = {name: 'alice', groups: ['dev', 'system:authenticated']};

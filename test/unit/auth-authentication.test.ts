@@ -1,10 +1,10 @@
 import {beforeAll, describe, expect, it} from '@jest/globals';
 import {X509Certificate} from 'node:crypto';
 import type {DetailedPeerCertificate} from 'node:tls';
-import {RequestAuthenticator, type AuthenticationOutcome} from '../../src/daemons/apiserver/auth/authenticator.js';
-import {bearerToken, parseTokenFile, type TokenTable} from '../../src/daemons/apiserver/auth/token-file.js';
-import {ClientCertificateAuthenticator} from '../../src/daemons/apiserver/auth/x509.js';
-import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/apiserver/pki/certificates.js';
+import {RequestAuthenticator, type AuthenticationOutcome} from '../../src/daemons/shared/authentication/authenticator.js';
+import {bearerToken, parseTokenFile, type TokenTable} from '../../src/daemons/shared/authentication/token-file.js';
+import {ClientCertificateAuthenticator} from '../../src/daemons/shared/authentication/x509.js';
+import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/shared/pki/certificates.js';
 
 describe('token file', () => {
   it.each([

@@ -1,5 +1,5 @@
 import {describe, expect, it} from '@jest/globals';
-import {compileMatchConditions, parseAuthorizationConfig} from '../../src/daemons/apiserver/auth/authorization-config.js';
+import {compileMatchConditions, parseAuthorizationConfig} from '../../src/daemons/apiserver/authorization/authorization-config.js';
 
 const webhook = (extra: Record<string, unknown> = {}) => ({
   timeout: '3s', subjectAccessReviewVersion: 'v1', failurePolicy: 'NoOpinion',

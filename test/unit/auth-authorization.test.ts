@@ -1,11 +1,11 @@
 import {describe, expect, it} from '@jest/globals';
-import type {AuthorizationAttributes} from '../../src/daemons/apiserver/auth/attributes.js';
-import {createAuthorizer, validateAuthorizationModes} from '../../src/daemons/apiserver/auth/authorizer.js';
-import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from '../../src/daemons/apiserver/auth/bootstrap-policy.js';
-import {RbacAuthorizer, RbacPolicyIndex, ruleAllows, subjectMatches} from '../../src/daemons/apiserver/auth/rbac.js';
-import type {PolicyRule, RbacObject} from '../../src/daemons/apiserver/auth/rbac-types.js';
-import {forbiddenStatus, unauthorizedStatus} from '../../src/daemons/apiserver/auth/status.js';
-import type {UserInfo} from '../../src/daemons/apiserver/auth/user.js';
+import type {AuthorizationAttributes} from '../../src/daemons/shared/authorization/attributes.js';
+import {createAuthorizer, validateAuthorizationModes} from '../../src/daemons/apiserver/authorization/authorizer.js';
+import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from '../../src/daemons/apiserver/authorization/bootstrap-policy.js';
+import {RbacAuthorizer, RbacPolicyIndex, ruleAllows, subjectMatches} from '../../src/daemons/apiserver/authorization/rbac.js';
+import type {PolicyRule, RbacObject} from '../../src/daemons/apiserver/authorization/rbac-types.js';
+import {forbiddenStatus, unauthorizedStatus} from '../../src/daemons/shared/authorization/status.js';
+import type {UserInfo} from '../../src/daemons/shared/authentication/user.js';
 
 const bob: UserInfo = {name: 'bob', groups: ['dev', 'system:authenticated']};
 const anonymous: UserInfo = {name: 'system:anonymous', groups: ['system:unauthenticated']};

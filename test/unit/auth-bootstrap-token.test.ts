@@ -1,6 +1,6 @@
 /** Bootstrap token secrets into users: upstream's rules, table by table. */
 import {describe, expect, it} from '@jest/globals';
-import {bootstrapUser, parseBootstrapToken} from '../../src/daemons/apiserver/auth/bootstrap-token.js';
+import {bootstrapUser, parseBootstrapToken} from '../../src/daemons/apiserver/authentication/bootstrap-token.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
 const secret = (data: Record<string, string>, extra: Record<string, unknown> = {}) => ({

@@ -1,9 +1,9 @@
 import {describe, expect, it} from '@jest/globals';
-import type {AuthorizationAttributes, Authorizer} from '../../src/daemons/apiserver/auth/attributes.js';
-import {createAuthorizer} from '../../src/daemons/apiserver/auth/authorizer.js';
-import {impersonate, isImpersonationHeader} from '../../src/daemons/apiserver/auth/impersonation.js';
-import {RbacPolicyIndex} from '../../src/daemons/apiserver/auth/rbac.js';
-import type {UserInfo} from '../../src/daemons/apiserver/auth/user.js';
+import type {AuthorizationAttributes, Authorizer} from '../../src/daemons/shared/authorization/attributes.js';
+import {createAuthorizer} from '../../src/daemons/apiserver/authorization/authorizer.js';
+import {impersonate, isImpersonationHeader} from '../../src/daemons/apiserver/authentication/impersonation.js';
+import {RbacPolicyIndex} from '../../src/daemons/apiserver/authorization/rbac.js';
+import type {UserInfo} from '../../src/daemons/shared/authentication/user.js';
 
 const admin: UserInfo = {name: 'orch-admin', groups: ['system:masters', 'system:authenticated']};
 const bob: UserInfo = {name: 'bob', groups: ['system:authenticated']};

@@ -1,8 +1,8 @@
 import {describe, expect, it} from '@jest/globals';
-import {NodeGraph, podReferences} from '../../src/daemons/apiserver/auth/node-graph.js';
-import {NodeAuthorizer, nodeIdentity} from '../../src/daemons/apiserver/auth/node-authorizer.js';
-import {nodePolicyRules} from '../../src/daemons/apiserver/auth/bootstrap-policy.js';
-import type {AuthorizationAttributes} from '../../src/daemons/apiserver/auth/attributes.js';
+import {NodeGraph, podReferences} from '../../src/daemons/apiserver/authorization/node-graph.js';
+import {NodeAuthorizer, nodeIdentity} from '../../src/daemons/apiserver/authorization/node-authorizer.js';
+import {nodePolicyRules} from '../../src/daemons/apiserver/authorization/bootstrap-policy.js';
+import type {AuthorizationAttributes} from '../../src/daemons/shared/authorization/attributes.js';
 
 const nodeA = {name: 'system:node:a', groups: ['system:nodes', 'system:authenticated']};
 const nodeB = {name: 'system:node:b', groups: ['system:nodes', 'system:authenticated']};

@@ -1,7 +1,7 @@
 /** The pure rules of OIDC ID tokens (claims into users) and of token-review webhook answers. */
 import {describe, expect, it} from '@jest/globals';
-import {oidcUser, usernamePrefix, type OidcOptions} from '../../src/daemons/apiserver/auth/oidc.js';
-import {readTokenReviewAnswer} from '../../src/daemons/apiserver/auth/webhook-token.js';
+import {oidcUser, usernamePrefix, type OidcOptions} from '../../src/daemons/apiserver/authentication/oidc.js';
+import {readTokenReviewAnswer} from '../../src/daemons/shared/authentication/webhook-token.js';
 
 const options = (o: Partial<OidcOptions> = {}): OidcOptions => ({
   issuerUrl: 'https://issuer', clientId: 'c', usernameClaim: 'sub', requiredClaims: {}, signingAlgs: ['RS256'], ...o,

@@ -1,6 +1,6 @@
 import {describe, expect, it} from '@jest/globals';
-import {breakdownRule, compactRules, compactString, escalationMessage, ruleCovers, uncoveredRules} from '../../src/daemons/apiserver/auth/rbac-escalation.js';
-import type {PolicyRule} from '../../src/daemons/apiserver/auth/rbac-types.js';
+import {breakdownRule, compactRules, compactString, escalationMessage, ruleCovers, uncoveredRules} from '../../src/daemons/apiserver/authorization/rbac-escalation.js';
+import type {PolicyRule} from '../../src/daemons/apiserver/authorization/rbac-types.js';
 
 const jane = {name: 'jane', groups: ['dev', 'system:authenticated']};
 

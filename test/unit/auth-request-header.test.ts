@@ -1,6 +1,6 @@
 /** The front proxy's identity headers into a user (upstream's headerrequest), pure. */
 import {describe, expect, it} from '@jest/globals';
-import {userFromHeaders} from '../../src/daemons/apiserver/auth/request-header.js';
+import {userFromHeaders} from '../../src/daemons/shared/authentication/request-header.js';
 
 const o = {usernameHeaders: ['X-Remote-User', 'X-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'], uidHeaders: ['X-Remote-Uid']};
 

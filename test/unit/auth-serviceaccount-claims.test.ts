@@ -3,8 +3,8 @@ import {afterAll, describe, expect, it} from '@jest/globals';
 import {selectNames} from '../../src/api/names.js';
 import {
   boundClaims, matchAudiences, readBoundClaims, readLegacyClaims, serviceAccountUserInfo, tokenAudiences,
-} from '../../src/daemons/apiserver/auth/serviceaccount/claims.js';
-import {EXTENDED_EXPIRATION_SECONDS, tokenLifetime, WARN_ONLY_EXPIRATION_SECONDS} from '../../src/daemons/apiserver/auth/serviceaccount/issuer.js';
+} from '../../src/daemons/apiserver/authentication/serviceaccount/claims.js';
+import {EXTENDED_EXPIRATION_SECONDS, tokenLifetime, WARN_ONLY_EXPIRATION_SECONDS} from '../../src/daemons/apiserver/authentication/serviceaccount/issuer.js';
 import {legacyClaims} from '../../src/daemons/controller-manager/controllers/serviceaccount-token.js';
 
 afterAll(() => {

@@ -9,8 +9,8 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {SignJWT} from 'jose';
-import {createServiceAccountTokens, type ServiceAccountOptions} from '../../src/daemons/apiserver/auth/serviceaccount/setup.js';
-import {keyIdOf} from '../../src/daemons/serving/jwt-keys.js';
+import {createServiceAccountTokens, type ServiceAccountOptions} from '../../src/daemons/apiserver/authentication/serviceaccount/setup.js';
+import {keyIdOf} from '../../src/daemons/shared/serving/jwt-keys.js';
 import {legacyClaims, signerFromPem} from '../../src/daemons/controller-manager/controllers/serviceaccount-token.js';
 
 let dir: string;

@@ -1,6 +1,6 @@
 /** The token success cache in front of the authenticator union: what it keeps, and for how long. */
 import {describe, expect, it} from '@jest/globals';
-import {CachedTokenAuthenticator, TokenUnion, type TokenAuthenticator, type TokenResult} from '../../src/daemons/apiserver/auth/token-authenticator.js';
+import {CachedTokenAuthenticator, TokenUnion, type TokenAuthenticator, type TokenResult} from '../../src/daemons/shared/authentication/token-authenticator.js';
 
 function counting(answer: (token: string, audiences?: string[]) => TokenResult | undefined): TokenAuthenticator & {calls: number} {
   const a = {

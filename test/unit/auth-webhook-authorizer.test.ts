@@ -1,7 +1,7 @@
 import {describe, expect, it} from '@jest/globals';
-import {WebhookAuthorizer, subjectAccessReview} from '../../src/daemons/apiserver/auth/webhook-authorizer.js';
-import {createAuthorizer} from '../../src/daemons/apiserver/auth/authorizer.js';
-import type {AuthorizationAttributes, Authorizer} from '../../src/daemons/apiserver/auth/attributes.js';
+import {WebhookAuthorizer, subjectAccessReview} from '../../src/daemons/shared/authorization/webhook-authorizer.js';
+import {createAuthorizer} from '../../src/daemons/apiserver/authorization/authorizer.js';
+import type {AuthorizationAttributes, Authorizer} from '../../src/daemons/shared/authorization/attributes.js';
 
 const jane = {name: 'jane', uid: '42', groups: ['dev', 'system:authenticated'], extra: {scopes: ['a']}};
 const getPod: AuthorizationAttributes = {user: jane, verb: 'get', resourceRequest: true, apiGroup: '', apiVersion: 'v1', resource: 'pods', namespace: 'team', name: 'web'};

@@ -11,8 +11,8 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Registry} from 'prom-client';
 import {ControllerManagerServing, type ServingConfig} from '../../src/daemons/controller-manager/serving.js';
-import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
-import {secureServingOptions} from '../../src/daemons/serving/secure-serving.js';
+import {generateCa, generateServingCertificate} from '../../src/daemons/shared/pki/certificates.js';
+import {secureServingOptions} from '../../src/daemons/shared/serving/secure-serving.js';
 import {freePort} from '../helpers/apiserver.js';
 
 let serving: ControllerManagerServing | undefined;

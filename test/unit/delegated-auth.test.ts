@@ -1,5 +1,5 @@
 import {describe, expect, it} from '@jest/globals';
-import {alwaysAllowedPath, delegatedAuthorizer, delegatedForbiddenMessage, tokenReviewUser} from '../../src/daemons/serving/delegated-auth.js';
+import {alwaysAllowedPath, delegatedAuthorizer, delegatedForbiddenMessage, tokenReviewUser} from '../../src/daemons/shared/serving/delegated-auth.js';
 
 const anonymous = {name: 'system:anonymous', groups: ['system:unauthenticated']};
 

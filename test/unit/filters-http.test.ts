@@ -2,7 +2,7 @@ import {afterEach, describe, expect, it} from '@jest/globals';
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
 import * as http2 from 'node:http2';
 import type {AddressInfo} from 'node:net';
-import {composeFilters, type RequestLike, type ResponseLike} from '../../src/daemons/apiserver/filters/http-types.js';
+import {composeFilters, type RequestLike, type ResponseLike} from '../../src/daemons/shared/http/http-types.js';
 import {maxInFlightFilter} from '../../src/daemons/apiserver/filters/max-in-flight.js';
 import {requestTimeoutFilter} from '../../src/daemons/apiserver/filters/timeout.js';
 import {goawayFilter} from '../../src/daemons/apiserver/filters/goaway.js';

@@ -1,9 +1,9 @@
 import {describe, expect, it} from '@jest/globals';
 import {maxInFlightFilter} from '../../src/daemons/apiserver/filters/max-in-flight.js';
 import {effectiveTimeoutMs, requestDeadline, requestTimeoutFilter} from '../../src/daemons/apiserver/filters/timeout.js';
-import {FakeClock, settle} from '../../src/daemons/apiserver/lifecycle/clock.js';
+import {FakeClock, settle} from '../../src/daemons/shared/clock.js';
 import {FakeRequest, FakeResponse} from './filters-fake-http.js';
-import type {Filter} from '../../src/daemons/apiserver/filters/http-types.js';
+import type {Filter} from '../../src/daemons/shared/http/http-types.js';
 
 function send(filter: Filter, url: string, method = 'GET', headers: Record<string, string> = {}) {
   const req = new FakeRequest(url, method, headers);

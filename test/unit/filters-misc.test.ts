@@ -1,10 +1,10 @@
 import {describe, expect, it} from '@jest/globals';
 import {requestInfoOf} from '../../src/daemons/apiserver/filters/request-info.js';
-import {failureStatus, statusJson, writeStatus} from '../../src/daemons/apiserver/filters/status.js';
+import {failureStatus, statusJson, writeStatus} from '../../src/daemons/shared/http/status.js';
 import {goawayFilter} from '../../src/daemons/apiserver/filters/goaway.js';
 import {cacheControlFilter, hstsFilter} from '../../src/daemons/apiserver/filters/headers.js';
 import {watchTimeoutMs} from '../../src/daemons/apiserver/filters/watch-timeout.js';
-import {composeFilters, type Filter} from '../../src/daemons/apiserver/filters/http-types.js';
+import {composeFilters, type Filter} from '../../src/daemons/shared/http/http-types.js';
 import {FakeRequest, FakeResponse} from './filters-fake-http.js';
 
 describe('request info', () => {

@@ -1,10 +1,10 @@
 import {describe, expect, it} from '@jest/globals';
 import {KvstoreCheck, kvstoreChecks, kvstoreOverrideChecks} from '../../src/daemons/apiserver/health/kvstore-check.js';
-import {LogCheck} from '../../src/daemons/apiserver/health/log-check.js';
+import {LogCheck} from '../../src/daemons/shared/health/log-check.js';
 import {informerSyncCheck} from '../../src/daemons/apiserver/health/informer-sync.js';
 import {storageReadinessHook} from '../../src/daemons/apiserver/health/storage-readiness.js';
-import {runCheck} from '../../src/daemons/apiserver/health/check.js';
-import {FakeClock, settle} from '../../src/daemons/apiserver/lifecycle/clock.js';
+import {runCheck} from '../../src/daemons/shared/health/check.js';
+import {FakeClock, settle} from '../../src/daemons/shared/clock.js';
 
 /** A store ping that answers as told and counts its calls. */
 function fakePing() {

@@ -1,9 +1,9 @@
 import {describe, expect, it} from '@jest/globals';
-import {createHealthHandler} from '../../src/daemons/apiserver/health/handler.js';
-import {HealthRegistry} from '../../src/daemons/apiserver/health/registry.js';
-import {namedCheck, pingCheck} from '../../src/daemons/apiserver/health/check.js';
+import {createHealthHandler} from '../../src/daemons/shared/health/handler.js';
+import {HealthRegistry} from '../../src/daemons/shared/health/registry.js';
+import {namedCheck, pingCheck} from '../../src/daemons/shared/health/check.js';
 import {PostStartHooks} from '../../src/daemons/apiserver/health/post-start-hooks.js';
-import {FakeClock, settle} from '../../src/daemons/apiserver/lifecycle/clock.js';
+import {FakeClock, settle} from '../../src/daemons/shared/clock.js';
 import {FakeRequest, FakeResponse, ended} from './filters-fake-http.js';
 
 async function get(registry: HealthRegistry, url: string): Promise<FakeResponse | undefined> {

@@ -1,10 +1,10 @@
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
-import {createHealthHandler} from '../../src/daemons/apiserver/health/handler.js';
-import {HealthRegistry} from '../../src/daemons/apiserver/health/registry.js';
-import {namedCheck, pingCheck} from '../../src/daemons/apiserver/health/check.js';
-import {LogCheck} from '../../src/daemons/apiserver/health/log-check.js';
+import {createHealthHandler} from '../../src/daemons/shared/health/handler.js';
+import {HealthRegistry} from '../../src/daemons/shared/health/registry.js';
+import {namedCheck, pingCheck} from '../../src/daemons/shared/health/check.js';
+import {LogCheck} from '../../src/daemons/shared/health/log-check.js';
 
 describe('health endpoints on a real node:http server', () => {
   let server: Server;

@@ -1,6 +1,6 @@
 import {describe, expect, it} from '@jest/globals';
-import {evaluateRoot, parseHealthQuery} from '../../src/daemons/apiserver/health/render.js';
-import {namedCheck, pingCheck, type HealthCheck} from '../../src/daemons/apiserver/health/check.js';
+import {evaluateRoot, parseHealthQuery} from '../../src/daemons/shared/health/render.js';
+import {namedCheck, pingCheck, type HealthCheck} from '../../src/daemons/shared/health/check.js';
 
 const bad = namedCheck('bad', () => {
   throw new Error('this will fail');

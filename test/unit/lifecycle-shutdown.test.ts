@@ -1,8 +1,8 @@
 import {describe, expect, it} from '@jest/globals';
 import {EventEmitter} from 'node:events';
 import {ShutdownLifecycle, type ShutdownOptions, type ShutdownPhase} from '../../src/daemons/apiserver/lifecycle/shutdown.js';
-import {FakeClock, settle} from '../../src/daemons/apiserver/lifecycle/clock.js';
-import {runCheck} from '../../src/daemons/apiserver/health/check.js';
+import {FakeClock, settle} from '../../src/daemons/shared/clock.js';
+import {runCheck} from '../../src/daemons/shared/health/check.js';
 import {FakeRequest, FakeResponse} from './filters-fake-http.js';
 
 const SHUTTING_DOWN_503 =

@@ -6,7 +6,7 @@
 import {afterEach, describe, expect, it} from '@jest/globals';
 import {NAME_SET_IDS, nameSet, names, parseNameSetId, perNameSet, selectNames} from '../../src/api/names.js';
 import {builtinGroupOrder, builtinResource, builtinResources} from '../../src/api/resources.js';
-import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from '../../src/daemons/apiserver/auth/bootstrap-policy.js';
+import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from '../../src/daemons/apiserver/authorization/bootstrap-policy.js';
 import {isAllowedNodeLabel, validateNodeLabels} from '../../src/api/node-labels.js';
 import {OptionsError, resolveOptions, applyNameSetDefaults} from '../../src/options/resolve.js';
 import {apiserverOptions} from '../../src/options/apiserver.js';

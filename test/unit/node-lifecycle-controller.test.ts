@@ -4,7 +4,7 @@
  * own timers (monitor every 5 s, queues every 100 ms).
  */
 import {afterEach, describe, expect, it} from '@jest/globals';
-import {FakeClock} from '../../src/daemons/apiserver/lifecycle/clock.js';
+import {FakeClock} from '../../src/daemons/shared/clock.js';
 import {
   NodeLifecycleController,
   formatTime,

@@ -16,9 +16,9 @@ import {
   type ClientConfigOverrides,
   type OrchConfigIo,
 } from '../../src/client/orchconfig.js';
-import {RequestAuthenticator} from '../../src/daemons/apiserver/auth/authenticator.js';
-import {parseCertificateBundle} from '../../src/daemons/apiserver/auth/x509.js';
-import {generateCa, generateClientCertificate, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {RequestAuthenticator} from '../../src/daemons/shared/authentication/authenticator.js';
+import {parseCertificateBundle} from '../../src/daemons/shared/authentication/x509.js';
+import {generateCa, generateClientCertificate, generateServingCertificate} from '../../src/daemons/shared/pki/certificates.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const CA = '-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n';

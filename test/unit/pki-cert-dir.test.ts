@@ -3,8 +3,8 @@ import {X509Certificate} from 'node:crypto';
 import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {ensureClientCertificate, ensureServingCertificates} from '../../src/daemons/apiserver/pki/cert-dir.js';
-import {servingCertificateNames} from '../../src/daemons/apiserver/pki/serving-names.js';
+import {ensureClientCertificate, ensureServingCertificates} from '../../src/daemons/shared/pki/cert-dir.js';
+import {servingCertificateNames} from '../../src/daemons/shared/pki/serving-names.js';
 
 let dir: string;
 beforeEach(() => {

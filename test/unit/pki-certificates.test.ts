@@ -2,10 +2,10 @@ import {beforeAll, describe, expect, it} from '@jest/globals';
 import {X509Certificate} from 'node:crypto';
 import {request as httpsRequest, createServer} from 'node:https';
 import type {AddressInfo} from 'node:net';
-import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/apiserver/pki/certificates.js';
-import {decodePem, encodePem, splitCertificateBundle} from '../../src/daemons/apiserver/pki/pem.js';
-import {RequestAuthenticator} from '../../src/daemons/apiserver/auth/authenticator.js';
-import {parseCertificateBundle} from '../../src/daemons/apiserver/auth/x509.js';
+import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/shared/pki/certificates.js';
+import {decodePem, encodePem, splitCertificateBundle} from '../../src/daemons/shared/pki/pem.js';
+import {RequestAuthenticator} from '../../src/daemons/shared/authentication/authenticator.js';
+import {parseCertificateBundle} from '../../src/daemons/shared/authentication/x509.js';
 
 const names = {hosts: ['localhost', 'orch', 'orch.default', 'orch.default.svc', 'build-host'], ips: ['127.0.0.1', '::1', '10.0.0.1']};
 let ca: KeyPairPem;

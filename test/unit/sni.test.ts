@@ -6,7 +6,7 @@ import {connect} from 'node:tls';
 import {X509Certificate} from 'node:crypto';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {generateCa, generateServingCertificate} from '../../src/daemons/apiserver/pki/certificates.js';
+import {generateCa, generateServingCertificate} from '../../src/daemons/shared/pki/certificates.js';
 import {chooseContext, loadSniCandidates, parseSniEntry, sniCallback} from '../../src/daemons/apiserver/sni.js';
 
 describe('parseSniEntry', () => {

@@ -11,8 +11,8 @@ import {join} from 'node:path';
 import {apiServerTarget, checkUrl, parseComponents, unverifiedEndpoint} from '../../src/cmd/status/targets.js';
 import {endpointUrl, httpFetcher} from '../../src/cmd/status/http.js';
 import {writeAdminOrchconfig} from '../../src/client/orchconfig.js';
-import {ensureServingCertificates} from '../../src/daemons/apiserver/pki/cert-dir.js';
-import {servingCertificateNames} from '../../src/daemons/apiserver/pki/serving-names.js';
+import {ensureServingCertificates} from '../../src/daemons/shared/pki/cert-dir.js';
+import {servingCertificateNames} from '../../src/daemons/shared/pki/serving-names.js';
 import {freePort} from '../helpers/apiserver.js';
 
 describe('--components', () => {

@@ -4,7 +4,7 @@ import {createElement} from 'react';
 import {render} from 'ink-testing-library';
 import {StatusView} from '../../src/ui/status-view.js';
 import {StateEmitter} from '../../src/ui/state-emitter.js';
-import {FakeClock} from '../../src/daemons/apiserver/lifecycle/clock.js';
+import {FakeClock} from '../../src/daemons/shared/clock.js';
 import {buildReport, type ComponentStatus} from '../../src/cmd/status/report.js';
 import type {StatusSnapshot} from '../../src/cmd/status/main.js';
 

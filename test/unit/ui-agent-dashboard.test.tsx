@@ -9,7 +9,7 @@ import type {PodSnapshot as RuntimePodSnapshot} from '../../src/daemons/agent/ru
 const hadForceColor = 'FORCE_COLOR' in process.env;
 process.env.FORCE_COLOR = '1';
 const {render} = await import('ink-testing-library');
-const {FakeClock} = await import('../../src/daemons/apiserver/lifecycle/clock.js');
+const {FakeClock} = await import('../../src/daemons/shared/clock.js');
 const {AgentDashboard, containerStateCell, formatAmount, isolationNote, podsByAttention, probesCell, thresholdCell} = await import(
   '../../src/ui/agent-dashboard.js'
 );

@@ -1,6 +1,6 @@
 import {describe, expect, it} from '@jest/globals';
 import {render} from 'ink-testing-library';
-import {FakeClock} from '../../src/daemons/apiserver/lifecycle/clock.js';
+import {FakeClock} from '../../src/daemons/shared/clock.js';
 import type {ApiServerSnapshot} from '../../src/daemons/apiserver/state.js';
 import {ApiServerDashboard} from '../../src/ui/apiserver-dashboard.js';
 import {LogBuffer} from '../../src/ui/components/log-buffer.js';

@@ -10,7 +10,7 @@ import type {ElectionState} from '../../src/daemons/controller-manager/leader-el
 const hadForceColor = 'FORCE_COLOR' in process.env;
 process.env.FORCE_COLOR = '1';
 const {render} = await import('ink-testing-library');
-const {FakeClock} = await import('../../src/daemons/apiserver/lifecycle/clock.js');
+const {FakeClock} = await import('../../src/daemons/shared/clock.js');
 const {ControllerManagerDashboard, byAttention, formatEvictionRate, formatExpiry, leaseRemainingMs} = await import(
   '../../src/ui/controller-manager-dashboard.js'
 );

@@ -18,7 +18,7 @@ import {controllerManagerConfig} from '../../daemons/controller-manager/config.j
 import {ControllerManager} from '../../daemons/controller-manager/manager.js';
 import {Agent} from '../../daemons/agent/agent.js';
 import {loadAgentConfiguration} from '../../daemons/agent/config/index.js';
-import {ensureClientCertificate} from '../../daemons/apiserver/pki/cert-dir.js';
+import {ensureClientCertificate} from '../../daemons/shared/pki/cert-dir.js';
 import {writeAdminOrchconfig, resolveClientConfig} from '../../client/orchconfig.js';
 import {RestClient} from '../../client/rest-client.js';
 import {ApiStatusError} from '../../client/errors.js';

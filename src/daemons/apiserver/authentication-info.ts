@@ -5,7 +5,7 @@
  * Created if missing, updated when the CA changed.
  */
 import {RegistryStore} from './rest/registry-store.js';
-import {AdmissionChain} from './rest/admission.js';
+import {AdmissionChain} from './admission/chain.js';
 import {builtinResource, type ResourceInfo} from '../../api/resources.js';
 import {names} from '../../api/names.js';
 import {ApiError} from '../../api/status.js';

@@ -4,7 +4,7 @@
  * table marks as taking effect; a test keeps the two in step.
  */
 import {join} from 'node:path';
-import {secureServingOptions} from '../serving/secure-serving.js';
+import {secureServingOptions} from '../shared/serving/secure-serving.js';
 import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {AuditConfig} from './audit/index.js';

@@ -9,7 +9,7 @@ import {NAME_SET_IDS, nameSet, names, type NameSet} from '../../api/names.js';
 import {builtinResource} from '../../api/resources.js';
 import {ApiError} from '../../api/status.js';
 import {RegistryStore} from './rest/registry-store.js';
-import {AdmissionChain} from './rest/admission.js';
+import {AdmissionChain} from './admission/chain.js';
 import {systemClock} from './rest/types.js';
 import type {Store} from './storage/store.js';
 

@@ -2,7 +2,7 @@
  * Feeds the Node authorizer's graph from the store: pods, persistent volume claims and volumes,
  * and volume attachments, each at the key prefix the REST layer writes it under.
  */
-import {NodeGraph} from './auth/node-graph.js';
+import {NodeGraph} from './authorization/node-graph.js';
 import {StoreInformer, type PrefixHandlers} from './store-informer.js';
 import {builtinResource} from '../../api/resources.js';
 import {names} from '../../api/names.js';

@@ -13,7 +13,7 @@ import tls from 'node:tls';
 import {writeStatusObject} from './filters/index.js';
 import {agentEndpoint, chooseContainer, type AgentTls, type PodLike} from './pod-logs.js';
 import type {Store} from './storage/store.js';
-import {relay} from '../serving/relay.js';
+import {relay} from '../shared/serving/relay.js';
 
 export const POD_STREAM_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/;
 

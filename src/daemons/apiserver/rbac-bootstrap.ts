@@ -4,14 +4,14 @@
  * authorizer reads roles and bindings from an index fed by the store's watch.
  */
 import {RegistryStore} from './rest/registry-store.js';
-import {AdmissionChain} from './rest/admission.js';
+import {AdmissionChain} from './admission/chain.js';
 import {builtinResource, type ResourceInfo} from '../../api/resources.js';
 import {names} from '../../api/names.js';
 import {ApiError} from '../../api/status.js';
 import {systemClock} from './rest/types.js';
-import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from './auth/bootstrap-policy.js';
-import {RbacPolicyIndex} from './auth/rbac.js';
-import type {RbacObject} from './auth/rbac-types.js';
+import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from './authorization/bootstrap-policy.js';
+import {RbacPolicyIndex} from './authorization/rbac.js';
+import type {RbacObject} from './authorization/rbac-types.js';
 import type {Store} from './storage/store.js';
 import {StoreInformer} from './store-informer.js';
 import type {JsonObject} from '../../patch/types.js';

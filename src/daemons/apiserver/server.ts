@@ -52,28 +52,28 @@ import {
   type Filter,
   type MaxInFlightFilter,
 } from './filters/index.js';
-import {createAuthentication, type AuthenticationOptions, type AuthenticationSetup} from './auth/config.js';
-import type {ServiceAccountOptions} from './auth/serviceaccount/setup.js';
-import {discoveryDocument, issuerDiscovery, JWKS_PATH, type IssuerDiscovery} from './auth/serviceaccount/discovery.js';
-import {serveIssuerDiscovery, storeObjectGetter} from './auth/serviceaccount/serving.js';
+import {createAuthentication, type AuthenticationOptions, type AuthenticationSetup} from './authentication/config.js';
+import type {ServiceAccountOptions} from './authentication/serviceaccount/setup.js';
+import {discoveryDocument, issuerDiscovery, JWKS_PATH, type IssuerDiscovery} from './authentication/serviceaccount/discovery.js';
+import {serveIssuerDiscovery, storeObjectGetter} from './authentication/serviceaccount/serving.js';
 import type {TokenServices} from './rest/token-request.js';
-import {authorizerChain, createAuthorizer} from './auth/authorizer.js';
-import {rulesFor} from './auth/rules-review.js';
+import {authorizerChain, createAuthorizer} from './authorization/authorizer.js';
+import {rulesFor} from './authorization/rules-review.js';
 import {registerLocalApiServices} from './rest/apiservices.js';
-import {impersonate, isImpersonationHeader} from './auth/impersonation.js';
-import {unauthorizedStatus, forbiddenStatus} from './auth/status.js';
-import type {Authorizer, AuthorizationAttributes} from './auth/attributes.js';
-import type {RequestAuthenticator} from './auth/authenticator.js';
+import {impersonate, isImpersonationHeader} from './authentication/impersonation.js';
+import {unauthorizedStatus, forbiddenStatus} from '../shared/authorization/status.js';
+import type {Authorizer, AuthorizationAttributes} from '../shared/authorization/attributes.js';
+import type {RequestAuthenticator} from '../shared/authentication/authenticator.js';
 import {RbacInformer, bootstrapRbac} from './rbac-bootstrap.js';
 import {NodeGraphInformer} from './node-graph-informer.js';
-import {RBAC_RESOURCES, rbacWriteGuard, type RbacResource} from './auth/rbac-write-guard.js';
-import {RbacAuthorizer} from './auth/rbac.js';
+import {RBAC_RESOURCES, rbacWriteGuard, type RbacResource} from './authorization/rbac-write-guard.js';
+import {RbacAuthorizer} from './authorization/rbac.js';
 import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
 import {createAuditor, type Auditor, type AuditConfig, type RequestAudit} from './audit/index.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
-import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../serving/secure-serving.js';
+import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
 
@@ -295,7 +295,7 @@ export class ApiServer {
    */
   private async authorization(store: Storage['store']): Promise<Authorizer> {
     const c = this.config;
-    const setup = await import('./auth/authorization-setup.js');
+    const setup = await import('./authorization/authorization-setup.js');
     const rbac = (this.rbac as RbacInformer).index;
     const graph = () => (this.nodeGraph ??= new NodeGraphInformer(store, c.keyPrefix, (error) => log.v(2).info('Node authorizer graph error', 'err', error)));
     if (c.authorizationConfigFile) {
@@ -328,8 +328,8 @@ export class ApiServer {
 
   private async certificates(): Promise<{key: string; cert: string; caPem: string}> {
     const c = this.config;
-    const {ensureServingCertificates} = await import('./pki/cert-dir.js');
-    const {servingCertificateNames} = await import('./pki/serving-names.js');
+    const {ensureServingCertificates} = await import('../shared/pki/cert-dir.js');
+    const {servingCertificateNames} = await import('../shared/pki/serving-names.js');
     const serviceIp = c.serviceClusterIpRange?.[0] ? firstAddress(c.serviceClusterIpRange[0]) : firstAddress('10.0.0.0/24');
     const names = servingCertificateNames({advertiseAddress: c.advertiseAddress, hostname: hostname(), serviceIp, extra: [c.bindAddress]});
     // The generated CA always exists: it signs the admin orchconfig's client certificate even when
@@ -344,7 +344,7 @@ export class ApiServer {
 
   private async writeAdminOrchconfig(caPem: string): Promise<void> {
     const c = this.config;
-    const {ensureClientCertificate} = await import('./pki/cert-dir.js');
+    const {ensureClientCertificate} = await import('../shared/pki/cert-dir.js');
     const ca = {certPem: caPem, keyPem: await readFile(join(c.certDir, 'ca.key'), 'utf8')};
     const admin = await ensureClientCertificate(c.certDir, 'admin', ca, {user: 'orch-admin', groups: ['system:masters']});
     const {writeAdminOrchconfig} = await import('../../client/orchconfig.js');

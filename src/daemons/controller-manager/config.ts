@@ -7,7 +7,7 @@ import {names} from '../../api/names.js';
 import {join} from 'node:path';
 import {homedir} from 'node:os';
 import type {ControllerManagerConfig} from './manager.js';
-import {secureServingOptions} from '../serving/secure-serving.js';
+import {secureServingOptions} from '../shared/serving/secure-serving.js';
 import type {VersionInfo} from '../../lib/version.js';
 
 type Values = Record<string, unknown>;

@@ -75,6 +75,7 @@ export class ControllerManager {
   private election: ElectionState;
   private stopController = new AbortController();
   private serverUrl = '';
+  private clientCaPem: string | undefined;
 
   constructor(readonly config: ControllerManagerConfig) {
     this.identity = config.identity ?? newIdentity();
@@ -89,6 +90,7 @@ export class ControllerManager {
     const clientConfig = await resolveClientConfig({orchconfig: c.orchconfig, server: c.master});
     for (const warning of clientConfig.warnings ?? []) log.warning(warning);
     this.serverUrl = clientConfig.server;
+    this.clientCaPem = clientConfig.caPem;
     this.client = new RestClient({config: clientConfig, qps: c.qps, burst: c.burst, userAgent: `orch-controller-manager/${c.version.gitVersion}`});
     const client = this.client;
     this.informers = new SharedInformerFactory({
@@ -169,6 +171,7 @@ export class ControllerManager {
       metrics: this.metrics,
       logger: log,
       now: () => Date.now(),
+      clientCaPem: this.clientCaPem,
       events: (component) => this.recorderFor(component),
     };
     const controllerSignal = new AbortController();

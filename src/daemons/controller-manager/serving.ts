@@ -12,12 +12,12 @@ import type {Socket} from 'node:net';
 import {hostname} from 'node:os';
 import {readFile} from 'node:fs/promises';
 import type {Registry} from 'prom-client';
-import {HealthRegistry, LogCheck, createHealthHandler, pingCheck, type HealthCheck} from '../apiserver/health/index.js';
-import {writeStatusObject} from '../apiserver/filters/index.js';
-import {createSecureServer, tlsServingOptions, trackConnections, type SecureServer, type SecureServingOptions} from '../serving/secure-serving.js';
-import {delegatedAuthentication, delegatedAuthorizer, delegatedForbiddenMessage, type DelegatedAuthentication} from '../serving/delegated-auth.js';
-import type {Authorizer} from '../apiserver/auth/attributes.js';
-import {createAuthentication} from '../apiserver/auth/config.js';
+import {HealthRegistry, LogCheck, createHealthHandler, pingCheck, type HealthCheck} from '../shared/health/index.js';
+import {writeStatusObject} from '../shared/http/status.js';
+import {createSecureServer, tlsServingOptions, trackConnections, type SecureServer, type SecureServingOptions} from '../shared/serving/secure-serving.js';
+import {delegatedAuthentication, delegatedAuthorizer, delegatedForbiddenMessage, type DelegatedAuthentication} from '../shared/serving/delegated-auth.js';
+import type {Authorizer} from '../shared/authorization/attributes.js';
+import {createLocalAuthentication} from '../shared/authentication/client-certificates.js';
 import {resolveClientConfig} from '../../client/orchconfig.js';
 import {RestClient} from '../../client/rest-client.js';
 import {names} from '../../api/names.js';
@@ -84,8 +84,8 @@ export class ControllerManagerServing {
       return {cert: await readFile(c.tlsCertFile, 'utf8'), key: await readFile(c.tlsPrivateKeyFile, 'utf8')};
     }
     // Self-signed (by a CA of its own in the cert dir), created once and reused.
-    const {ensureServingCertificates} = await import('../apiserver/pki/cert-dir.js');
-    const {servingCertificateNames} = await import('../apiserver/pki/serving-names.js');
+    const {ensureServingCertificates} = await import('../shared/pki/cert-dir.js');
+    const {servingCertificateNames} = await import('../shared/pki/serving-names.js');
     const generated = await ensureServingCertificates(c.certDir, servingCertificateNames({hostname: hostname(), extra: [c.bindAddress]}));
     return {cert: generated.serving.certPem + generated.ca.certPem, key: generated.serving.keyPem};
   }
@@ -147,7 +147,7 @@ export class ControllerManagerServing {
         this.warn(message);
       }
     }
-    const local = await createAuthentication({anonymousAuth: true, clientCaFile: c.clientCaFile, generatedCaPem: lookedUpCa});
+    const local = await createLocalAuthentication({anonymousAuth: true, clientCaFile: c.clientCaFile, generatedCaPem: lookedUpCa});
     return {
       authentication: delegatedAuthentication({local: local.authenticator, client: authnClient, cacheTtlMs: c.tokenCacheTtlMs ?? 10_000}),
       authorizer: delegatedAuthorizer({client: authzClient, alwaysAllowPaths: c.alwaysAllowPaths, authorizedTtlMs: c.authorizedTtlMs ?? 10_000, unauthorizedTtlMs: c.unauthorizedTtlMs ?? 10_000}),

@@ -5,7 +5,7 @@
  * time on a FakeClock.
  */
 import {useEffect, useState} from 'react';
-import {systemClock, type Clock, type TimerHandle} from '../../daemons/apiserver/lifecycle/clock.js';
+import {systemClock, type Clock, type TimerHandle} from '../../daemons/shared/clock.js';
 
 export function useNow(clock: Clock = systemClock, periodMs = 1000): number {
   const [now, setNow] = useState(() => clock.now());

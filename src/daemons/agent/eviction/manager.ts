@@ -3,7 +3,7 @@
  * evicts at most one pod. Clock, signal source, pods and the kill are injected (as upstream's kubelet
  * eviction manager is built), so the whole loop runs on a fake clock in tests.
  */
-import { systemClock, type Clock, type TimerHandle } from '../../apiserver/lifecycle/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../shared/clock.js';
 import { evaluate, type EvictionDecision, type EvictionPlan } from './evaluate.js';
 import type { EvictedPodStatus } from './message.js';
 import { offendingContainers } from './message.js';

@@ -12,7 +12,7 @@
  * loop right after the Node is registered, so the lease appears at once, owned.
  */
 import { names } from '../../../api/names.js';
-import { systemClock, type Clock } from '../../apiserver/lifecycle/clock.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import { leaseApiVersion, isConflict, isNotFound, type NodeApiClient } from './client.js';
 import { LoopTimer, jittered } from './loop-timer.js';
 import { formatMicroTime } from './time.js';

@@ -2,7 +2,7 @@
  * A cancellable wait on an injected clock, shared by the status loop and the lease controller: stop()
  * or wake() ends the current wait at once, so a loop can be stopped or nudged without waiting out its period.
  */
-import type { Clock, TimerHandle } from '../../apiserver/lifecycle/clock.js';
+import type { Clock, TimerHandle } from '../../shared/clock.js';
 
 export class LoopTimer {
   private timer: TimerHandle | undefined;

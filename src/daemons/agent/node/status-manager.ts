@@ -14,7 +14,7 @@
  */
 import os from 'node:os';
 import { ApiConnectionError, ApiStatusError } from '../../../client/errors.js';
-import { systemClock, type Clock } from '../../apiserver/lifecycle/clock.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import type { PressureCondition } from '../eviction/signals.js';
 import type { ApiServerLink } from '../state.js';
 import { isAlreadyExists, isConflict, isNotFound, type NodeApiClient } from './client.js';

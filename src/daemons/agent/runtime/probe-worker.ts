@@ -2,7 +2,7 @@
  * Runs one probe of one container on its period (after the initial delay) and reports when its
  * thresholded result changes. Timers come from the injected clock.
  */
-import type {Clock, TimerHandle} from '../../apiserver/lifecycle/clock.js';
+import type {Clock, TimerHandle} from '../../shared/clock.js';
 import type {ProbeOutcome} from './probe-handlers.js';
 import {ProbeTracker, type ProbeKind, type ProbeResult, type ProbeTiming} from './probe-tracker.js';
 

@@ -14,7 +14,7 @@
 import {EventEmitter} from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import {systemClock, type Clock, type TimerHandle} from '../../apiserver/lifecycle/clock.js';
+import {systemClock, type Clock, type TimerHandle} from '../../shared/clock.js';
 import {klog, type Logger} from '../../../lib/klog.js';
 import {Backoff, DEFAULT_BACKOFF, formatDuration, type BackoffOptions} from './backoff.js';
 import {PodCgroups, podLimits} from './cgroup.js';

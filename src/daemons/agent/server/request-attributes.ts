@@ -5,8 +5,8 @@
  * `healthz`, `configz`, `checkpoint`), or `proxy` for everything else (exec, attach, portForward,
  * run, containerLogs...). Pure.
  */
-import type {AuthorizationAttributes} from '../../apiserver/auth/attributes.js';
-import type {UserInfo} from '../../apiserver/auth/user.js';
+import type {AuthorizationAttributes} from '../../shared/authorization/attributes.js';
+import type {UserInfo} from '../../shared/authentication/user.js';
 
 const VERBS: Record<string, string> = {POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete'};
 

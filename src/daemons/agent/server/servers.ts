@@ -14,13 +14,13 @@ import {createServer as createHttpServer, type IncomingMessage, type Server, typ
 import {createServer as createHttpsServer} from 'node:https';
 import type {Duplex} from 'node:stream';
 import {Registry} from 'prom-client';
-import {createAuthentication} from '../../apiserver/auth/config.js';
-import type {Authorizer} from '../../apiserver/auth/attributes.js';
-import {alwaysAllow} from '../../apiserver/auth/authorizer.js';
-import {delegatedAuthentication, delegatedAuthorizer, type DelegatedAuthentication} from '../../serving/delegated-auth.js';
+import {createLocalAuthentication} from '../../shared/authentication/client-certificates.js';
+import type {Authorizer} from '../../shared/authorization/attributes.js';
+import {alwaysAllow} from '../../shared/authorization/union.js';
+import {delegatedAuthentication, delegatedAuthorizer, type DelegatedAuthentication} from '../../shared/serving/delegated-auth.js';
 import type {RestClient} from '../../../client/rest-client.js';
 import {agentForbiddenText, agentRequestAttributes} from './request-attributes.js';
-import {HealthRegistry, LogCheck, createHealthHandler, namedCheck, pingCheck, type HealthLogger} from '../../apiserver/health/index.js';
+import {HealthRegistry, LogCheck, createHealthHandler, namedCheck, pingCheck, type HealthLogger} from '../../shared/health/index.js';
 import {serveContainerLogs} from './container-logs.js';
 import {unsupportedServerSettings} from './config.js';
 import {encodeDocument, podList, runningPodList} from './pod-list.js';
@@ -31,9 +31,9 @@ import {resourceMetrics} from '../stats/resource-metrics.js';
 import {loadServingCertificate, tlsServerOptions} from './tls.js';
 import {MISSING_UPGRADE, serveStreamingUpgrade} from '../streaming/server.js';
 import {runCommand} from '../streaming/run.js';
-import {parseHttp1FromStream} from '../../serving/secure-serving.js';
-import {applyConnectionTimeouts, tlsHandshakeTimeout, UPSTREAM_CONNECTION_TIMEOUTS} from '../../serving/connection-timeouts.js';
-import {oneRequestAtATime} from '../../serving/http1-requests.js';
+import {parseHttp1FromStream} from '../../shared/serving/secure-serving.js';
+import {applyConnectionTimeouts, tlsHandshakeTimeout, UPSTREAM_CONNECTION_TIMEOUTS} from '../../shared/serving/connection-timeouts.js';
+import {oneRequestAtATime} from '../../shared/serving/http1-requests.js';
 import type {AgentServerConfig, AgentServerProviders} from './types.js';
 
 export type ListenerName = 'main' | 'readOnly' | 'healthz';
@@ -161,7 +161,7 @@ export class AgentServers {
   private async startMain(): Promise<void> {
     const certificate = await loadServingCertificate(this.config);
     for (const reason of certificate.generatedBecause) this.logger(0, `Generated the serving certificate in ${this.config.certDir}: ${reason}`);
-    const authentication = await createAuthentication({anonymousAuth: this.config.anonymousAuth, clientCaFile: this.config.clientCaFile});
+    const authentication = await createLocalAuthentication({anonymousAuth: this.config.anonymousAuth, clientCaFile: this.config.clientCaFile});
     const c = this.config;
     const apiClient = this.options.apiClient;
     const access: RequestAccess = {

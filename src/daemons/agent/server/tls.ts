@@ -9,8 +9,8 @@ import {readFile} from 'node:fs/promises';
 import type {ServerOptions} from 'node:https';
 import {isIP} from 'node:net';
 import {hostname as osHostname} from 'node:os';
-import {ensureServingCertificates} from '../../apiserver/pki/cert-dir.js';
-import type {ServingNames} from '../../apiserver/pki/certificates.js';
+import {ensureServingCertificates} from '../../shared/pki/cert-dir.js';
+import type {ServingNames} from '../../shared/pki/certificates.js';
 import {NODE_TLS_VERSION, toOpenSslCipherList} from '../../../options/types.js';
 import type {AgentServerConfig} from './types.js';
 

@@ -8,7 +8,7 @@
  */
 import net from 'node:net';
 import type {SpdySession, SpdyStream} from './spdy-session.js';
-import {relay} from '../../serving/relay.js';
+import {relay} from '../../shared/serving/relay.js';
 
 export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 

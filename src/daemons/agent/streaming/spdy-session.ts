@@ -11,7 +11,7 @@
  */
 import {EventEmitter} from 'node:events';
 import {Duplex} from 'node:stream';
-import {overRelayLimit} from '../../serving/relay.js';
+import {overRelayLimit} from '../../shared/serving/relay.js';
 import {RstStatus, SpdyDecoder, SpdyEncoder, type SpdyFrame, type SpdyHeaders} from './spdy-frames.js';
 
 /** Largest DATA frame written (spdystream reads frames of any size up to 16 MiB). */

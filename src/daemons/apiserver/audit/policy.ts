@@ -5,7 +5,7 @@
  */
 import {parse as parseYaml} from 'yaml';
 import {names} from '../../../api/names.js';
-import type {UserInfo} from '../auth/user.js';
+import type {UserInfo} from '../../shared/authentication/user.js';
 
 export const LEVELS = ['None', 'Metadata', 'Request', 'RequestResponse'] as const;
 export type Level = (typeof LEVELS)[number];

@@ -5,7 +5,7 @@
  * responses, so there the session is closed gracefully (GOAWAY, in-flight streams finish) once
  * this response is done.
  */
-import {isHttp2, type RequestLike, type ResponseLike} from './http-types.js';
+import {isHttp2, type RequestLike, type ResponseLike} from '../../shared/http/http-types.js';
 
 export function tearDownConnection(req: RequestLike, res: ResponseLike): void {
   if (!isHttp2(req)) {

@@ -5,7 +5,7 @@
  * upstream: HTTP/1 clients open connections per request anyway.
  */
 import {tearDownConnection} from './connection.js';
-import {isHttp2, type Filter} from './http-types.js';
+import {isHttp2, type Filter} from '../../shared/http/http-types.js';
 
 export interface GoawayOptions {
   /** Probability in [0, 0.02]; 0 turns the filter off. */

@@ -3,7 +3,7 @@
  * filters): `Cache-Control: no-cache, private` unless the handler sets its own, and
  * `Strict-Transport-Security` from --strict-transport-security-directives.
  */
-import type {Filter} from './http-types.js';
+import type {Filter} from '../../shared/http/http-types.js';
 
 export function cacheControlFilter(): Filter {
   return (_req, res, next) => {

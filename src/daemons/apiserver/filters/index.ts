@@ -1,5 +1,5 @@
-export {composeFilters, requestPath, requestQuery, headerValue, isHttp2, type Filter, type RequestLike, type ResponseLike} from './http-types.js';
-export {writeStatus, writeStatusObject, writeHttpError, failureStatus, statusJson, type StatusObject, type StatusDetails, type StatusCause} from './status.js';
+export {composeFilters, requestPath, requestQuery, headerValue, isHttp2, type Filter, type RequestLike, type ResponseLike} from '../../shared/http/http-types.js';
+export {writeStatus, writeStatusObject, writeHttpError, failureStatus, statusJson, type StatusObject, type StatusDetails, type StatusCause} from '../../shared/http/status.js';
 export {requestInfoOf, isLongRunning, isMutating, isLongRunningRequest, type RequestInfo} from './request-info.js';
 export {tearDownConnection} from './connection.js';
 export {maxInFlightFilter, type MaxInFlightOptions, type MaxInFlightFilter} from './max-in-flight.js';

@@ -6,9 +6,9 @@
  * (api-conventions.md §5: not a Status object), unless its user is in `system:masters`.
  * A slot is held until the response closes (finished or aborted).
  */
-import type {Filter, RequestLike} from './http-types.js';
+import type {Filter, RequestLike} from '../../shared/http/http-types.js';
 import {isLongRunning, isMutating, requestInfoOf, type RequestInfo} from './request-info.js';
-import {writeHttpError} from './status.js';
+import {writeHttpError} from '../../shared/http/status.js';
 
 export interface MaxInFlightOptions {
   maxRequestsInFlight: number;

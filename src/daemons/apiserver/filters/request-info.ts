@@ -5,7 +5,7 @@
  * API prefixes `/api` (groupless) and `/apis`, and kube-apiserver's long-running rule: the verbs
  * watch and proxy, and the subresources attach, exec, proxy, log and portforward.
  */
-import {requestPath, requestQuery, type RequestLike} from './http-types.js';
+import {requestPath, requestQuery, type RequestLike} from '../../shared/http/http-types.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;

@@ -9,10 +9,10 @@
  * Handlers can observe their deadline through requestDeadline(req).signal to stop work early.
  */
 import {parseDuration} from '../../../options/duration.js';
-import {systemClock, type Clock} from '../lifecycle/clock.js';
-import {requestQuery, type Filter, type RequestLike, type ResponseLike} from './http-types.js';
+import {systemClock, type Clock} from '../../shared/clock.js';
+import {requestQuery, type Filter, type RequestLike, type ResponseLike} from '../../shared/http/http-types.js';
 import {isLongRunningRequest} from './request-info.js';
-import {writeStatus} from './status.js';
+import {writeStatus} from '../../shared/http/status.js';
 
 export interface RequestTimeoutOptions {
   /** --request-timeout in milliseconds; <= 0: no server default. */

@@ -1,8 +1,5 @@
-export {pingCheck, namedCheck, errorText, runCheck, type HealthCheck, type HealthLogger} from './check.js';
-export {evaluateRoot, parseHealthQuery, type CheckOutcome, type RootResult} from './render.js';
-export {HealthRegistry, HEALTH_ROOTS, type HealthRoot, type HealthRegistryOptions} from './registry.js';
-export {createHealthHandler} from './handler.js';
-export {LogCheck, type LogCheckOptions} from './log-check.js';
+/** The API server's own health checks, beside the shared registry and handler (re-exported for the server's modules). */
+export * from '../../shared/health/index.js';
 export {KvstoreCheck, kvstoreChecks, kvstoreOverrideChecks, type KvstorePing, type KvstoreCheckOptions} from './kvstore-check.js';
 export {PostStartHooks, type PostStartHook, type PostStartHookContext, type PostStartHooksOptions} from './post-start-hooks.js';
 export {informerSyncCheck} from './informer-sync.js';

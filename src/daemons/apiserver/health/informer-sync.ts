@@ -3,7 +3,7 @@
  * informer factory has started, else `<n> informers not started yet: [<a> <b>]` (Go's %v of a
  * string slice; sorted here since Go's map order is random anyway).
  */
-import type {HealthCheck} from './check.js';
+import type {HealthCheck} from '../../shared/health/check.js';
 
 /** `started` lists each informer's type name and whether it has started. */
 export function informerSyncCheck(started: () => Iterable<readonly [string, boolean]>): HealthCheck {

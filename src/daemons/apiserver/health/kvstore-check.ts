@@ -11,9 +11,9 @@
  *   `error getting data from kvstore: <err>`.
  * - After close() (the server drained its requests at shutdown): `server is shutting down`.
  */
-import {systemClock, type Clock} from '../lifecycle/clock.js';
+import {systemClock, type Clock} from '../../shared/clock.js';
 import {TokenBucket, everyMs} from '../lifecycle/token-bucket.js';
-import {errorText, type HealthCheck} from './check.js';
+import {errorText, type HealthCheck} from '../../shared/health/check.js';
 
 export type KvstorePing = (timeoutMs: number) => Promise<void>;
 

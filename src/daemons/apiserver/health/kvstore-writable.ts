@@ -10,7 +10,7 @@
  * space returns, without waiting for a client to write.
  */
 import type {Store} from '../storage/store.js';
-import type {HealthCheck} from './check.js';
+import type {HealthCheck} from '../../shared/health/check.js';
 
 export const KVSTORE_WRITABLE = 'kvstore-writable';
 

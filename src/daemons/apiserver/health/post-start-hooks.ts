@@ -5,8 +5,8 @@
  * (`PostStartHook "<name>" failed: <err>`).
  */
 import {klog} from '../../../lib/klog.js';
-import {errorText, type HealthCheck} from './check.js';
-import type {HealthRegistry} from './registry.js';
+import {errorText, type HealthCheck} from '../../shared/health/check.js';
+import type {HealthRegistry} from '../../shared/health/registry.js';
 
 export interface PostStartHookContext {
   /** Aborted when the server shuts down; long-running hooks (controllers) stop on it. */

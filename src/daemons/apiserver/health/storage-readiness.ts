@@ -4,7 +4,7 @@
  * logs a warning and gives up waiting, so that the server becomes ready anyway (upstream's
  * storage readiness hook, registered here as `watch-cache-initialization`).
  */
-import {systemClock, sleep, type Clock} from '../lifecycle/clock.js';
+import {systemClock, sleep, type Clock} from '../../shared/clock.js';
 import type {PostStartHookContext} from './post-start-hooks.js';
 
 export const STORAGE_READINESS_HOOK = 'watch-cache-initialization';

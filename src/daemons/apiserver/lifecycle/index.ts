@@ -1,4 +1,4 @@
-export {systemClock, FakeClock, sleep, settle, waitAtMost, type Clock, type TimerHandle} from './clock.js';
+export {systemClock, FakeClock, sleep, settle, waitAtMost, type Clock, type TimerHandle} from '../../shared/clock.js';
 export {TokenBucket, everyMs} from './token-bucket.js';
 export {RequestWaitGroup} from './wait-group.js';
 export {

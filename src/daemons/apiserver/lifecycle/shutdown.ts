@@ -21,11 +21,11 @@
  */
 import {EventEmitter} from 'node:events';
 import {tearDownConnection} from '../filters/connection.js';
-import {requestPath, headerValue, type Filter, type RequestLike} from '../filters/http-types.js';
+import {requestPath, headerValue, type Filter, type RequestLike} from '../../shared/http/http-types.js';
 import {isLongRunning, requestInfoOf} from '../filters/request-info.js';
-import {writeHttpError, writeStatus} from '../filters/status.js';
-import type {HealthCheck} from '../health/check.js';
-import {sleep, systemClock, waitAtMost, type Clock} from './clock.js';
+import {writeHttpError, writeStatus} from '../../shared/http/status.js';
+import type {HealthCheck} from '../../shared/health/check.js';
+import {sleep, systemClock, waitAtMost, type Clock} from '../../shared/clock.js';
 import {RequestWaitGroup} from './wait-group.js';
 
 export type ShutdownPhase = 'serving normally' | 'delaying termination' | 'graceful termination' | 'stopped';

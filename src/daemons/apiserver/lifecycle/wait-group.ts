@@ -5,7 +5,7 @@
  * budget runs out. With a limiter, members leaving after wait() began are released one token at
  * a time, which spreads out the end of many watches; when the budget is over they all go at once.
  */
-import type {Clock, TimerHandle} from './clock.js';
+import type {Clock, TimerHandle} from '../../shared/clock.js';
 import {TokenBucket} from './token-bucket.js';
 
 export class RequestWaitGroup {

@@ -8,7 +8,7 @@ import { builtinResources, type ResourceInfo } from '../../../api/resources.js';
 import { ApiError } from '../../../api/status.js';
 import type { JsonObject } from '../../../patch/types.js';
 import type { Store } from '../storage/store.js';
-import { AdmissionChain } from './admission.js';
+import { AdmissionChain } from '../admission/chain.js';
 import { RegistryStore, type WriteContext } from './registry-store.js';
 import { systemClock, type Clock } from './types.js';
 

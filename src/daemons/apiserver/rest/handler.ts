@@ -14,7 +14,7 @@ import { managerFromUserAgent } from '../../../api/managed-fields.js';
 import { toTable } from '../../../api/table.js';
 import { isJsonObject, type JsonObject } from '../../../patch/types.js';
 import { StoreUnavailableError, type Store } from '../storage/store.js';
-import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin } from './admission.js';
+import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin } from '../admission/chain.js';
 import { CrdInformer, crdStrategy } from './crd.js';
 import { resolveServiceEndpoint } from './service-resolver.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';

@@ -2,7 +2,7 @@
 import { ApiError, badRequest, requestEntityTooLarge, type Status } from '../../../api/status.js';
 import type { Readable } from 'node:stream';
 import type { ApiRequest, ApiResponse } from './types.js';
-import { sendContinue } from '../../serving/http1-requests.js';
+import { sendContinue } from '../../shared/serving/http1-requests.js';
 
 /** Upstream's MaxRequestBodyBytes. */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;

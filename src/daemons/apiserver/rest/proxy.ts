@@ -15,7 +15,7 @@ import {isJsonObject, type JsonObject, type JsonValue} from '../../../patch/type
 import type {RegistryStore} from './registry-store.js';
 import {stringAt, valueAt} from './objects.js';
 import type {ApiRequest, ApiResponse} from './types.js';
-import {sendContinue} from '../../serving/http1-requests.js';
+import {sendContinue} from '../../shared/serving/http1-requests.js';
 
 export interface AgentTls {
   ca?: string;

@@ -17,7 +17,7 @@ import { applyTypeOf, hasStatusSubresource } from './apply.js';
 import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement } from '../../../api/selectors.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { StoreCompactedError, StoreConflictError, type KeyValue, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
-import type { AdmissionChain, AdmissionOperation } from './admission.js';
+import type { AdmissionChain, AdmissionOperation } from '../admission/chain.js';
 import type { ResourceHooks } from './custom-resources.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { fromStorage, toStorage } from './conversion.js';

@@ -10,7 +10,7 @@ import {ApiError, badRequest, failureStatus, field, invalid, type FieldError} fr
 import {isJsonObject, type JsonObject, type JsonValue} from '../../../patch/types.js';
 import {deepCopy, stringAt, valueAt} from './objects.js';
 import type {TokenServices} from './token-request.js';
-import {withAuthenticatedGroup} from '../auth/user.js';
+import {withAuthenticatedGroup} from '../../shared/authentication/user.js';
 import type {AuthorizationAttributes, RequestContext, UserInfo} from './types.js';
 
 /** What a SelfSubjectRulesReview answers (authorization/v1 SubjectRulesReviewStatus). */

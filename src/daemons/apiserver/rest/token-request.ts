@@ -8,9 +8,9 @@
 import {NAME_SET_IDS, nameSet, names} from '../../../api/names.js';
 import {badRequest, field, invalid, type FieldError} from '../../../api/status.js';
 import {isJsonObject, type JsonObject} from '../../../patch/types.js';
-import type {TokenIssuer} from '../auth/serviceaccount/issuer.js';
-import {DEFAULT_EXPIRATION_SECONDS, MAX_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS} from '../auth/serviceaccount/issuer.js';
-import type {TokenAuthenticator} from '../auth/token-authenticator.js';
+import type {TokenIssuer} from '../authentication/serviceaccount/issuer.js';
+import {DEFAULT_EXPIRATION_SECONDS, MAX_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS} from '../authentication/serviceaccount/issuer.js';
+import type {TokenAuthenticator} from '../../shared/authentication/token-authenticator.js';
 import {deepCopy} from './objects.js';
 
 /** What the REST layer needs of the server's identity set-up. */

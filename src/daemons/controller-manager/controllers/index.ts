@@ -18,6 +18,7 @@ import {endpointSliceController} from './endpointslice.js';
 import {garbageCollectorController} from './garbage-collector.js';
 import {schedulerController} from './scheduler.js';
 import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
+import {rootCaPublisherController} from './root-ca-publisher.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -38,6 +39,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   nodeLifecycleController,
   schedulerController,
   clusterRoleAggregationController,
+  rootCaPublisherController,
 ];
 
 /**

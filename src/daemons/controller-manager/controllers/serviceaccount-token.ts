@@ -11,7 +11,7 @@
  */
 import { names } from '../../../api/names.js';
 import type { KeyObject } from 'node:crypto';
-import { keyIdOf, privateKeyFromPem, signingAlgorithm } from '../../serving/jwt-keys.js';
+import { keyIdOf, privateKeyFromPem, signingAlgorithm } from '../../shared/serving/jwt-keys.js';
 import { readFile } from 'node:fs/promises';
 import { SignJWT } from 'jose';
 import { ApiStatusError } from '../../../client/errors.js';

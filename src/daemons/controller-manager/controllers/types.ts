@@ -21,6 +21,8 @@ export interface ControllerContext {
   logger: Logger;
   /** Milliseconds since the epoch; injected so controllers can be tested on a fake clock. */
   now(): number;
+  /** The CA the controller manager trusts the API server with (its orchconfig's), the root CA publisher's default. */
+  clientCaPem?: string;
   /**
    * The event recorder of a reporting component (`replicaset-controller`...), one per component;
    * absent where nobody reads events (some unit tests).

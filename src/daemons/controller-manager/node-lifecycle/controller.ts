@@ -17,7 +17,7 @@
  * Passes never overlap: each waits for the previous one.
  */
 import {klog, type Logger} from '../../../lib/klog.js';
-import {systemClock, type Clock, type TimerHandle} from '../../apiserver/lifecycle/clock.js';
+import {systemClock, type Clock, type TimerHandle} from '../../shared/clock.js';
 import {assessNodeHealth, type NodeHealthData} from './health.js';
 import {
   DEFAULT_NODE_LIFECYCLE_OPTIONS,

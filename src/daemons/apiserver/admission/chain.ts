@@ -1,0 +1,30 @@
+/**
+ * The admission chain: every plugin's mutating step in order, then every validating step, as
+ * upstream runs them around the registry's own defaulting and validation (the registry calls
+ * `admit` before its validation and `validate` after it). The plugins and their order come from
+ * plugin-names.ts and the admission options.
+ */
+import type {AdmissionAttributes, AdmissionPlugin} from './interfaces.js';
+
+export type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from './interfaces.js';
+export {NamespaceLifecycle, immortalNamespaces} from './plugins/namespace-lifecycle.js';
+
+export class AdmissionChain {
+  constructor(readonly plugins: readonly AdmissionPlugin[]) {}
+
+  async admit(attributes: AdmissionAttributes): Promise<void> {
+    for (const plugin of this.plugins) {
+      if (plugin.admit && (plugin.handles?.(attributes.operation) ?? true)) await plugin.admit(attributes);
+    }
+  }
+
+  async validate(attributes: AdmissionAttributes): Promise<void> {
+    for (const plugin of this.plugins) {
+      if (plugin.validate && (plugin.handles?.(attributes.operation) ?? true)) await plugin.validate(attributes);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const plugin of this.plugins) await plugin.close?.();
+  }
+}
