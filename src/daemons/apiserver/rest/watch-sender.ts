@@ -1,10 +1,8 @@
 /**
  * The outbound side of a watch stream: events are written in order and only as fast as the client
- * reads them (the response's backpressure), as a Go handler's writes block under HTTP/2 flow
- * control. Writing every event at once instead piles the bytes up in the process: on HTTP/2 they
- * count against the session's memory, and past Node's maxSessionMemory (10 MB) every new stream on
- * that connection is refused with ENHANCE_YOUR_CALM (a watch sending a large initial list made
- * kubectl's writes on the same connection fail); on HTTP/1 a slow client grows the heap unbounded.
+ * reads them (the response's backpressure, with WRITE_AHEAD_BYTES in flight), as a Go handler's
+ * writes block under HTTP/2 flow control. Writing every event at once instead piles the bytes up in
+ * the process without bound (a large initial list, a client that does not read).
  *
  * Events that wait are kept in a queue; when the bytes waiting pass maxQueuedBytes, the client is
  * not keeping up and the watch is ended (onOverflow), as upstream's cacher terminates an
