@@ -41,6 +41,8 @@ describe('idle connections reused as the server closes them', () => {
     await c.write(rawRequest('GET', `${CM}?limit=1`, {headers: json}));
     const [first] = await c.waitResponses(1);
     expect(first!.status).toBe(200);
+    // The idle timeout a client may rely on (Node closes a second after it).
+    expect(first!.headers['keep-alive']).toBe(`timeout=${Math.floor(IDLE_MS / 1000)}`);
     return c;
   };
 
