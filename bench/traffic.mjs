@@ -7,7 +7,8 @@
 //
 // - HTTP/1.1 keep-alive, HTTP/1.1 `Connection: close` and HTTP/2 (8 streams per connection), on
 //   1, 4, 16 and 64 connections; bodies of 0 B (a 400), 100 B, 20 KB, 200 KB, 900 KB, 3 MB (read
-//   whole, refused by validation) and over the 3 MiB limit (413); JSON, plus YAML and protobuf at 20 KB;
+//   whole and created: orch does not yet refuse a ConfigMap over upstream's 1 MiB) and over the 3 MiB
+//   limit (413); JSON, plus YAML and protobuf at 20 KB;
 // - real clients: @kubernetes/client-node and python3-kubernetes (/usr/bin/python3) with a watch open,
 //   kubectl over HTTP/2 and HTTP/1.1;
 // - then (long mode) 10,000 idle TLS connections, 500 clients sending their request head a byte a
