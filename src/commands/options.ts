@@ -3,6 +3,7 @@ import {OrchCommand, UserError} from '../lib/command.js';
 import {PROGRAMS, loadOptionTable} from '../options/tables.js';
 import {typeLabel} from '../options/flags.js';
 import type {OptionSpec, Program} from '../options/spec.js';
+import {ADMISSION_PLUGIN_ORDER, DEFAULT_ON_ADMISSION_PLUGINS} from '../daemons/apiserver/admission/plugin-names.js';
 
 export interface OptionRow {
   name: string;
@@ -25,6 +26,14 @@ export interface OptionsReport {
   options: OptionRow[];
   /** For programs that take --names: the name set in effect by default, and how to choose. */
   names?: {default: string | null; accepted: readonly string[]; choose: string};
+  /** The API server's admission plugins in execution order, and whether each is in the default set. */
+  admissionPlugins?: {name: string; default: boolean}[];
+}
+
+/** What --enable-admission-plugins, --disable-admission-plugins and --admission-control choose from. */
+export function admissionPluginsNote(program: Program): OptionsReport['admissionPlugins'] {
+  if (program !== 'apiserver') return undefined;
+  return ADMISSION_PLUGIN_ORDER.map((name) => ({name, default: DEFAULT_ON_ADMISSION_PLUGINS.has(name)}));
 }
 
 /** Which name set a program uses unless told, and how to choose (src/api/names.ts). */
@@ -70,7 +79,28 @@ export function formatOptionsTable(report: OptionsReport): string {
   const names = report.names
     ? [`names in effect: ${report.names.default ?? 'the API server\'s, learned from its discovery'} (choose with ${report.names.choose})`]
     : [];
-  return [line(header), ...rows.map(line), '', ...names, `${report.implemented}/${report.total} options implemented`].join('\n');
+  const admission = report.admissionPlugins
+    ? [
+      `admission plugins, in the order they run (* on by default; --enable-admission-plugins adds, --disable-admission-plugins removes):`,
+      ...wrapWords(report.admissionPlugins.map((p) => `${p.name}${p.default ? '*' : ''}`), 100).map((l) => `  ${l}`),
+    ]
+    : [];
+  return [line(header), ...rows.map(line), '', ...names, ...admission, `${report.implemented}/${report.total} options implemented`].join('\n');
+}
+
+/** Words joined by ", " in lines of at most `width` characters. */
+function wrapWords(words: string[], width: number): string[] {
+  const lines: string[] = [];
+  let current = '';
+  for (const [i, word] of words.entries()) {
+    const piece = i < words.length - 1 ? `${word},` : word;
+    if (current && current.length + 1 + piece.length > width) {
+      lines.push(current);
+      current = piece;
+    } else current = current ? `${current} ${piece}` : piece;
+  }
+  if (current) lines.push(current);
+  return lines;
 }
 
 export default class OptionsCommand extends OrchCommand {
@@ -91,7 +121,10 @@ export default class OptionsCommand extends OrchCommand {
     }
     const table = await loadOptionTable(program);
     const options = table.map(optionRow);
-    const report = {program, implemented: options.filter((o) => o.implemented).length, total: options.length, options, names: namesNote(table)};
+    const report = {
+      program, implemented: options.filter((o) => o.implemented).length, total: options.length, options, names: namesNote(table),
+      admissionPlugins: admissionPluginsNote(program),
+    };
     process.stdout.write(
       (flags.output === 'json' ? JSON.stringify(report, null, 2) : formatOptionsTable(report)) + '\n',
     );

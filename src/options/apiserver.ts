@@ -33,23 +33,23 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'enable-admission-plugins', type: 'strings', seedType: 'strings', seedDefault: 'none',
     enum: ADMISSION_PLUGINS, repeatable: true,
-    help: 'Admission plugins to turn on on top of the default set.', section: ADMISSION, implemented: false,
+    help: 'Admission plugins to turn on on top of the default set.', section: ADMISSION, implemented: true,
   },
   {
     name: 'disable-admission-plugins', type: 'strings', seedType: 'strings', seedDefault: 'none',
     enum: ADMISSION_PLUGINS, repeatable: true,
     help: 'Admission plugins to turn off even though the default set includes them.', section: ADMISSION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'admission-control', type: 'strings', seedType: 'strings', seedDefault: 'none',
     enum: ADMISSION_PLUGINS, repeatable: true,
     deprecated: 'enable-admission-plugins and disable-admission-plugins',
-    help: 'Old way to list admission plugins.', section: ADMISSION, implemented: false,
+    help: 'Old way to list admission plugins.', section: ADMISSION, implemented: true,
   },
   {
     name: 'admission-control-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Path of a file that configures the admission plugins.', section: ADMISSION, implemented: false,
+    help: 'Path of a file that configures the admission plugins.', section: ADMISSION, implemented: true,
   },
 
   // --- Serving and network ---

@@ -19,6 +19,7 @@ import {ControllerManager} from '../../daemons/controller-manager/manager.js';
 import {Agent} from '../../daemons/agent/agent.js';
 import {loadAgentConfiguration} from '../../daemons/agent/config/index.js';
 import {ensureClientCertificate} from '../../daemons/shared/pki/cert-dir.js';
+import {GENERATED_KEY_FILE} from '../../daemons/apiserver/authentication/serviceaccount/setup.js';
 import {writeAdminOrchconfig, resolveClientConfig} from '../../client/orchconfig.js';
 import {RestClient} from '../../client/rest-client.js';
 import {ApiStatusError} from '../../client/errors.js';
@@ -133,6 +134,10 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
     const cmDefaults = {
       orchconfig: cmOrchconfig, controllers: '*,scheduler', 'cert-dir': join(o.dataDir, 'controller-manager', 'pki'), names: nameSetId,
       'authentication-orchconfig': cmOrchconfig, 'authorization-orchconfig': cmOrchconfig,
+      // The service account token controller signs with the API server's key; the root CA
+      // publisher hands pods the CA that signed the API server's serving certificate.
+      'service-account-private-key-file': apiConfig.serviceAccounts?.signingKeyFile ?? join(apiConfig.certDir, GENERATED_KEY_FILE),
+      'root-ca-file': join(apiConfig.certDir, 'ca.crt'),
     };
     const cmArgs = mergeDaemonArgs('controller-manager', cmDefaults, o.controllerManagerArgs);
     const cm = await parseCommandLine('controller-manager', controllerManagerOptions, cmArgs, setByUpOnly(cmDefaults, o.controllerManagerArgs));

@@ -24,6 +24,13 @@ import {resolveClientConfig} from '../../client/orchconfig.js';
 import {SharedInformerFactory, clientListWatcher} from '../../client/informers/index.js';
 import {Registry} from 'prom-client';
 import {klog} from '../../lib/klog.js';
+import {names} from '../../api/names.js';
+import {ApiStatusError} from '../../client/errors.js';
+import {systemClock} from '../shared/clock.js';
+import {VolumeManager} from './volumes/manager.js';
+import {VolumeError} from './volumes/projection.js';
+import {ServiceAccountTokens, type TokenRequestSpec} from './volumes/service-account-tokens.js';
+import {serviceEnvironment} from './runtime/service-env.js';
 import type {VersionInfo} from '../../lib/version.js';
 
 const log = klog('agent/agent.ts');
@@ -59,6 +66,7 @@ export interface AgentDeps {
 export class Agent {
   readonly nodeName: string;
   private runtime!: ProcessRuntime;
+  private volumes?: VolumeManager;
   private eviction?: EvictionManager;
   private servers?: AgentServers;
   private sources?: PodSources;
@@ -98,7 +106,29 @@ export class Agent {
   async start(): Promise<void> {
     const o = this.o;
     const rootDir = (o['root-dir'] as string) ?? '/var/lib/agent';
+    const clientConfig = this.mode === 'apiserver' ? await resolveClientConfig({orchconfig: o.orchconfig as string}) : undefined;
+    this.volumes = new VolumeManager({
+      sources: {
+        nodeIP: '127.0.0.1',
+        configMap: async (ns, name) => {
+          const cm = await this.getForVolume(`/api/v1/namespaces/${ns}/configmaps/${name}`);
+          if (!cm) return undefined;
+          const text = Object.entries((cm.data ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v)] as const);
+          const binary = Object.entries((cm.binaryData ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64')] as const);
+          return Object.fromEntries([...text, ...binary]);
+        },
+        secret: async (ns, name) => {
+          const secret = await this.getForVolume(`/api/v1/namespaces/${ns}/secrets/${name}`);
+          return secret && Object.fromEntries(Object.entries((secret.data ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+        },
+      },
+      tokens: clientConfig ? new ServiceAccountTokens((spec) => this.requestToken(spec), systemClock) : undefined,
+      clock: systemClock,
+      logger: log,
+    });
     this.runtime = new ProcessRuntime({
+      volumes: this.volumes,
+      baseEnv: clientConfig ? serviceEnvironment(clientConfig.server) : undefined,
       rootDir,
       logMaxSize: quantityBytes(o['container-log-max-size'], 10 * 1024 * 1024),
       logMaxFiles: (o['container-log-max-files'] as number) ?? 5,
@@ -117,7 +147,7 @@ export class Agent {
     this.metrics.setNodeName(this.nodeName);
 
     if (this.mode === 'apiserver') {
-      const config = await resolveClientConfig({orchconfig: o.orchconfig as string});
+      const config = clientConfig!;
       this.serverUrl = config.server;
       this.client = new RestClient({config, qps: (o['orch-api-qps'] as number) || 50, burst: (o['orch-api-burst'] as number) || 100, userAgent: `orch-agent/${this.deps.version.gitVersion}`});
       const client = this.client;
@@ -244,6 +274,38 @@ export class Agent {
         return {time, memory: observations['memory.available'], fs: observations['nodefs.available'], inodes: observations['nodefs.inodesFree']};
       },
     });
+  }
+
+  /** An object a volume needs: undefined only when it does not exist; other failures retry the mount. */
+  private async getForVolume(path: string): Promise<Record<string, unknown> | undefined> {
+    if (!this.client) throw new VolumeError('config maps and secrets need an API server (the agent runs standalone)');
+    try {
+      return await this.client.get<Record<string, unknown>>(path);
+    } catch (error) {
+      if (error instanceof ApiStatusError && error.code === 404) return undefined;
+      throw new VolumeError(`reading ${path}: ${(error as Error).message}`);
+    }
+  }
+
+  /** A TokenRequest for a pod's service account, bound to the pod (the Node authorizer allows it for pods on this node). */
+  private async requestToken(spec: TokenRequestSpec): Promise<{token: string; expiresAt: number}> {
+    if (!this.client) throw new VolumeError('service account tokens need an API server');
+    const path = `/api/v1/namespaces/${encodeURIComponent(spec.namespace)}/serviceaccounts/${encodeURIComponent(spec.serviceAccount)}/token`;
+    try {
+      const {body} = await this.client.request({
+        method: 'POST', path,
+        body: {
+          apiVersion: `${names().groups.authentication}/v1`, kind: 'TokenRequest',
+          spec: {audiences: spec.audiences, expirationSeconds: spec.expirationSeconds, boundObjectRef: {apiVersion: 'v1', kind: 'Pod', name: spec.pod.name, uid: spec.pod.uid}},
+        },
+      });
+      const status = (body as {status?: {token?: string; expirationTimestamp?: string}}).status;
+      if (!status?.token || !status.expirationTimestamp) throw new Error('the TokenRequest answer has no token');
+      return {token: status.token, expiresAt: Date.parse(status.expirationTimestamp)};
+    } catch (error) {
+      if (error instanceof VolumeError) throw error;
+      throw new VolumeError(`failed to fetch token for service account "${spec.serviceAccount}": ${(error as Error).message}`);
+    }
   }
 
   private async getObject(path: string): Promise<Record<string, unknown> | undefined> {
@@ -389,6 +451,7 @@ export class Agent {
     for (const timer of this.statusRetries.values()) clearTimeout(timer);
     await this.sources?.stop();
     this.eviction?.stop();
+    this.volumes?.stop();
     await this.node?.stop();
     await this.servers?.stop();
     await this.runtime?.shutdown();

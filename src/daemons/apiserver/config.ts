@@ -37,6 +37,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
   'encryption-provider-config',
+  'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
   'audit-policy-file', 'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version',
   'audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize', 'audit-log-compress',
   'audit-log-batch-buffer-size', 'audit-log-batch-max-size', 'audit-log-batch-max-wait',
@@ -146,8 +147,26 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
     audit: auditConfig(values),
+    admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
+  };
+}
+
+/**
+ * The admission options: which plugins (the three lists; `--admission-control` given, even empty,
+ * replaces the default set), their configuration file, and every option value for the plugins that
+ * read server options (camelCased names, e.g. defaultNotReadyTolerationSeconds).
+ */
+export function admissionConfig(values: Values): NonNullable<ApiServerConfig['admission']> {
+  const serverOptions: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values)) serverOptions[name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = value;
+  return {
+    enable: list(values['enable-admission-plugins']),
+    disable: list(values['disable-admission-plugins']),
+    admissionControl: Array.isArray(values['admission-control']) ? (values['admission-control'] as string[]) : undefined,
+    configFile: str(values['admission-control-config-file']),
+    serverOptions,
   };
 }
 

@@ -53,6 +53,23 @@ export function agentQuery(subresource: string, query: URLSearchParams): URLSear
   return out;
 }
 
+/**
+ * The connect options of an exec, attach or port-forward request, as admission sees them
+ * (upstream's PodExecOptions, PodAttachOptions, PodPortForwardOptions decoded from the query).
+ */
+export function connectOptions(subresource: string, query: URLSearchParams): {[key: string]: string | boolean | string[] | number[]} {
+  if (subresource === 'portforward') {
+    const ports = query.getAll('ports').flatMap((p) => p.split(',')).map(Number).filter((n) => Number.isInteger(n));
+    return {kind: 'PodPortForwardOptions', apiVersion: 'v1', ...(ports.length ? {ports} : {})};
+  }
+  const options: {[key: string]: string | boolean | string[]} = {kind: subresource === 'exec' ? 'PodExecOptions' : 'PodAttachOptions', apiVersion: 'v1'};
+  for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (truthy(query.get(flag))) options[flag] = true;
+  const container = query.get('container');
+  if (container) options.container = container;
+  if (subresource === 'exec') options.command = query.getAll('command');
+  return options;
+}
+
 export async function servePodStream(
   req: IncomingMessage,
   res: ServerResponse,

@@ -15,7 +15,7 @@ import type {Duplex} from 'node:stream';
 import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
-import {writePlainNotFound} from './rest/http-io.js';
+import {writeError, writePlainNotFound} from './rest/http-io.js';
 import {builtinResources, ResourceRegistry} from '../../api/resources.js';
 import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
 import {names} from '../../api/names.js';
@@ -71,6 +71,15 @@ import {RbacAuthorizer} from './authorization/rbac.js';
 import {RequestStats} from './request-stats.js';
 import type {ApiServerSnapshot, CheckState} from './state.js';
 import {createAuditor, type Auditor, type AuditConfig, type RequestAudit} from './audit/index.js';
+import {AdmissionChain} from './admission/chain.js';
+import {ApiError} from '../../api/status.js';
+import {buildAdmissionChain} from './admission/build.js';
+import {readAdmissionConfiguration} from './admission/config-file.js';
+import {enabledAdmissionPlugins} from './admission/enabled-plugins.js';
+import {ADMISSION_PLUGIN_FACTORIES} from './admission/registry.js';
+import {systemClock} from '../shared/clock.js';
+import {connectOptions} from './pod-streams.js';
+import type {RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
@@ -137,6 +146,15 @@ export interface ApiServerConfig extends SecureServingOptions {
   encryptionProviderConfig?: string;
   /** The audit options; without a policy file nothing is audited. */
   audit?: AuditConfig;
+  /** The admission options (config.ts admissionConfig); without them the default set runs. */
+  admission?: {
+    enable?: string[];
+    disable?: string[];
+    /** `--admission-control`: replaces the default set when given (empty: no plugin). */
+    admissionControl?: string[];
+    configFile?: string;
+    serverOptions?: Record<string, unknown>;
+  };
   version: VersionInfo;
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
@@ -162,6 +180,7 @@ export class ApiServer {
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
   private auditor?: Auditor;
+  private admission?: AdmissionChain;
   private sweeper?: {start(): void; stop(): void};
   private sockets = new Set<Socket>();
   private lastChecks: {livez: CheckState[]; readyz: CheckState[]} = {livez: [], readyz: []};
@@ -278,6 +297,10 @@ export class ApiServer {
       tokens: this.tokenServices,
     });
 
+    // The admission chain from the options: a bad configuration stops the start before anything listens.
+    this.admission = await this.admissionChain(this.api);
+    this.api.setAdmission(this.admission);
+
     this.installHealthChecks();
     await this.listen(key, cert, [...auth.clientCaPems, ...(auth.requestHeader?.caPems ?? [])]);
     await this.writeAdminOrchconfig(caPem);
@@ -287,6 +310,19 @@ export class ApiServer {
     this.sweeper.start();
     // Post-start hooks run after the server listens, as upstream; each one's check fails until it is done.
     void this.hooks.run();
+  }
+
+  /** The admission plugins the options choose, in upstream's order, configured by --admission-control-config-file. */
+  private async admissionChain(api: ApiHandler): Promise<AdmissionChain> {
+    const a = this.config.admission ?? {};
+    const configurations = a.configFile ? await readAdmissionConfiguration(a.configFile) : undefined;
+    const plugins = enabledAdmissionPlugins({enable: a.enable, disable: a.disable, admissionControl: a.admissionControl});
+    const chain = await buildAdmissionChain({
+      plugins, configurations, factories: ADMISSION_PLUGIN_FACTORIES, objects: api.admissionObjects, clock: systemClock,
+      serverOptions: a.serverOptions, log: (message, ...kv) => log.info(message, ...kv), warn: (message) => log.warning(message),
+    });
+    log.info('Admission plugins', 'plugins', chain.plugins.map((p) => p.name).join(','));
+    return chain;
   }
 
   /**
@@ -395,8 +431,8 @@ export class ApiServer {
     const keyPrefix = c.keyPrefix;
     const hooks = this.hooks;
     hooks.add(STORAGE_READINESS_HOOK, storageReadinessHook({timeoutMs: c.storageInitializationTimeoutMs, isReady: () => storage.synced(), warn: (m) => log.warning(m)}));
-    // The admission chain (NamespaceLifecycle) is built with the REST handler before serving starts,
-    // so there is nothing left to initialize when this hook runs.
+    // The admission chain is built from the options before serving starts (admissionChain), so
+    // there is nothing left to initialize when this hook runs.
     hooks.add('start-orch-apiserver-admission-initializer', async () => undefined);
     hooks.add('generic-apiserver-start-informers', async () => {
       void rbac.start();
@@ -514,6 +550,16 @@ export class ApiServer {
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         return servePodLog(req, res, logPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
       }
+      // What the REST layer asks of the request: its user, the authorizer, and the audit event's annotations.
+      const ctx: RequestContext = {
+        user,
+        authorize: async (a) => {
+          // The handler asks as the request's user, or (access reviews) as the user under review.
+          const decision = await authorize(a.user && a.user !== user ? {...a} : {...a, user});
+          return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
+        },
+        addAuditAnnotation: audit ? (key, value) => audit.addAnnotation(key, value) : undefined,
+      };
       const streamPath = POD_STREAM_PATH.exec(path);
       if (streamPath) {
         const [, namespace, name, subresource] = streamPath;
@@ -523,6 +569,14 @@ export class ApiServer {
           const attrs: AuthorizationAttributes = {user, verb, resourceRequest: true, apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource, namespace, name};
           const decision = await authorize(attrs);
           if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        }
+        // CONNECT admission, with the exec, attach or port-forward options of the query.
+        try {
+          const query = new URL(req.url ?? '/', 'https://local').searchParams;
+          await api.admitConnect(ctx, {group: '', version: 'v1', resource: 'pods', subresource, namespace, name}, connectOptions(subresource, query));
+        } catch (error) {
+          if (error instanceof ApiError) return writeError(res, error);
+          throw error;
         }
         return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
       }
@@ -541,14 +595,7 @@ export class ApiServer {
           onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
         });
       }
-      const handled = await api(req, res, {
-        user,
-        authorize: async (a) => {
-          // The handler asks as the request's user, or (access reviews) as the user under review.
-          const decision = await authorize(a.user && a.user !== user ? {...a} : {...a, user});
-          return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
-        },
-      });
+      const handled = await api(req, res, ctx);
       // A path no handler serves gets Go's plain http.NotFound, as upstream's final not-found handler.
       if (!handled && !res.headersSent) writePlainNotFound(res);
     };
@@ -635,6 +682,7 @@ export class ApiServer {
     this.stopAuthorization?.();
     this.sweeper?.stop();
     this.logCheck.stop();
+    await this.admission?.close();
     // Buffered audit events are written before the process ends.
     await this.auditor?.shutdown();
     await this.storage?.close();

@@ -18,6 +18,7 @@ import {systemClock, type Clock, type TimerHandle} from '../../shared/clock.js';
 import {klog, type Logger} from '../../../lib/klog.js';
 import {Backoff, DEFAULT_BACKOFF, formatDuration, type BackoffOptions} from './backoff.js';
 import {PodCgroups, podLimits} from './cgroup.js';
+import {VolumeError} from '../volumes/projection.js';
 import {buildEnvironment, EnvConfigError, expandCommand, noEnvSources, type EnvSourceResolver} from './env.js';
 import {RotatingLogWriter} from './log-writer.js';
 import {buildPodStatus} from './pod-status.js';
@@ -53,7 +54,18 @@ export interface ProcessRuntimeOptions {
   path?: string;
   /** Node allocatable, the fallback of resourceFieldRef limits.* when a container sets no limit. */
   nodeAllocatable?: Record<string, string>;
+  /** Sets up the pods' volumes (src/daemons/agent/volumes/); without it a pod with volumes runs without them. */
+  volumes?: PodVolumes;
+  /** Variables every container gets after PATH, HOSTNAME and HOME (the API server's service variables). */
+  baseEnv?: Record<string, string>;
   logger?: Logger;
+}
+
+/** What the runtime needs of a volume manager. */
+export interface PodVolumes {
+  /** Puts the pod's volumes on disk; answers variables for its containers; throws VolumeError to retry later. */
+  setUp(pod: Pod, podDir: string): Promise<Record<string, string>>;
+  tearDown(uid: string): void;
 }
 
 /** An event the agent may record on the pod (Created, Started, Killing, BackOff, Unhealthy...). */
@@ -239,6 +251,7 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
     if (!rec.terminal) await this.killPod(uid, 0);
     this.pods.delete(uid);
     for (const c of [...rec.init, ...rec.app]) this.backoff.forget(this.backoffKey(rec, c));
+    this.options.volumes?.tearDown(uid);
     fs.rmSync(rec.dir, {recursive: true, force: true});
     if (rec.cgroup) this.cgroups?.removePod(uid);
   }
@@ -526,14 +539,32 @@ export class ProcessRuntime extends EventEmitter<RuntimeEvents> {
     this.retryAfter(rec, c, this.backoff.current(key));
   }
 
+  /** A volume that cannot be set up yet (missing config map, refused token): ContainerCreating, FailedMount, retried with back-off. */
+  private mountError(rec: PodRecord, c: ContainerRecord, message: string): void {
+    const key = `${this.backoffKey(rec, c)}#mount`;
+    this.backoff.next(key, this.clock.now());
+    c.state = {waiting: {reason: 'ContainerCreating'}};
+    this.event(rec, 'Warning', 'FailedMount', `MountVolume.SetUp failed: ${message}`, c.spec.name);
+    this.retryAfter(rec, c, this.backoff.current(key));
+  }
+
   private async start(rec: PodRecord, c: ContainerRecord): Promise<void> {
     const spec = c.spec;
+    let volumeEnv: Record<string, string> = {};
+    if (this.options.volumes) {
+      try {
+        volumeEnv = await this.options.volumes.setUp(rec.pod, rec.dir);
+      } catch (err) {
+        if (!(err instanceof VolumeError)) throw err;
+        return this.mountError(rec, c, err.message);
+      }
+    }
     let env: Record<string, string>;
     try {
       env = await buildEnvironment(rec.pod, spec, {
         nodeIP: this.options.nodeIP,
         resolver: this.options.resolveEnv ?? noEnvSources,
-        base: {PATH: this.options.path, HOSTNAME: rec.pod.spec.hostname ?? rec.pod.metadata.name ?? '', HOME: '/'},
+        base: {PATH: this.options.path, HOSTNAME: rec.pod.spec.hostname ?? rec.pod.metadata.name ?? '', HOME: '/', ...this.options.baseEnv, ...volumeEnv},
         nodeAllocatable: this.options.nodeAllocatable,
       });
     } catch (err) {

@@ -103,6 +103,46 @@ export interface Container {
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;
+  volumeMounts?: VolumeMount[];
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  subPath?: string;
+  readOnly?: boolean;
+}
+
+/** The volume sources the agent realizes (src/daemons/agent/volumes/); others are refused at mount. */
+export interface Volume {
+  name: string;
+  emptyDir?: Record<string, unknown>;
+  configMap?: {name?: string; items?: KeyToPath[]; optional?: boolean; defaultMode?: number};
+  secret?: {secretName?: string; items?: KeyToPath[]; optional?: boolean; defaultMode?: number};
+  downwardAPI?: {items?: DownwardAPIVolumeFile[]; defaultMode?: number};
+  projected?: {sources?: VolumeProjection[]; defaultMode?: number};
+  [other: string]: unknown;
+}
+
+export interface KeyToPath {
+  key: string;
+  path: string;
+  mode?: number;
+}
+
+export interface DownwardAPIVolumeFile {
+  path: string;
+  fieldRef?: ObjectFieldSelector;
+  resourceFieldRef?: ResourceFieldSelector;
+  mode?: number;
+}
+
+export interface VolumeProjection {
+  serviceAccountToken?: {audience?: string; expirationSeconds?: number; path: string};
+  configMap?: {name?: string; items?: KeyToPath[]; optional?: boolean};
+  secret?: {name?: string; items?: KeyToPath[]; optional?: boolean};
+  downwardAPI?: {items?: DownwardAPIVolumeFile[]};
+  [other: string]: unknown;
 }
 
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
@@ -116,6 +156,8 @@ export interface PodSpec {
   serviceAccountName?: string;
   hostname?: string;
   securityContext?: SecurityContext;
+  volumes?: Volume[];
+  automountServiceAccountToken?: boolean;
 }
 
 export interface Pod {

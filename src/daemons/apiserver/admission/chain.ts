@@ -9,7 +9,13 @@ import type {AdmissionAttributes, AdmissionPlugin} from './interfaces.js';
 export type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from './interfaces.js';
 export {NamespaceLifecycle, immortalNamespaces} from './plugins/namespace-lifecycle.js';
 
-export class AdmissionChain {
+/** What the registries call: the chain in effect (the server builds its chain at start and puts it in place). */
+export interface AdmissionStage {
+  admit(attributes: AdmissionAttributes): Promise<void>;
+  validate(attributes: AdmissionAttributes): Promise<void>;
+}
+
+export class AdmissionChain implements AdmissionStage {
   constructor(readonly plugins: readonly AdmissionPlugin[]) {}
 
   async admit(attributes: AdmissionAttributes): Promise<void> {

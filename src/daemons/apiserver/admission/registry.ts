@@ -6,7 +6,35 @@
 import type {AdmissionPluginFactory} from './interfaces.js';
 import type {AdmissionPluginName} from './plugin-names.js';
 import {NamespaceLifecycle} from './plugins/namespace-lifecycle.js';
+import {AlwaysAdmit} from './plugins/always-admit.js';
+import {AlwaysDeny} from './plugins/always-deny.js';
+import {NamespaceAutoProvision} from './plugins/namespace-auto-provision.js';
+import {NamespaceExists} from './plugins/namespace-exists.js';
+import {DenyServiceExternalIPs} from './plugins/deny-service-external-ips.js';
+import {DefaultStorageClass} from './plugins/default-storage-class.js';
+import {DefaultIngressClass} from './plugins/default-ingress-class.js';
+import {StorageObjectInUseProtection} from './plugins/storage-object-in-use-protection.js';
+import {PersistentVolumeClaimResize} from './plugins/persistent-volume-claim-resize.js';
+import {RuntimeClass} from './plugins/runtime-class.js';
+import {CertificateApproval} from './plugins/certificate-approval.js';
+import {CertificateSigning} from './plugins/certificate-signing.js';
+import {CertificateSubjectRestriction} from './plugins/certificate-subject-restriction.js';
+import {ClusterTrustBundleAttest} from './plugins/cluster-trust-bundle-attest.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
+  AlwaysAdmit: () => new AlwaysAdmit(),
+  AlwaysDeny: () => new AlwaysDeny(),
+  NamespaceAutoProvision: (context) => new NamespaceAutoProvision(context.objects),
+  NamespaceExists: (context) => new NamespaceExists(context.objects),
+  DenyServiceExternalIPs: () => new DenyServiceExternalIPs(),
+  DefaultStorageClass: (context) => new DefaultStorageClass(context.objects),
+  DefaultIngressClass: (context) => new DefaultIngressClass(context.objects),
+  StorageObjectInUseProtection: () => new StorageObjectInUseProtection(),
+  PersistentVolumeClaimResize: (context) => new PersistentVolumeClaimResize(context.objects),
+  RuntimeClass: (context) => new RuntimeClass(context.objects),
+  CertificateApproval: () => new CertificateApproval(),
+  CertificateSigning: () => new CertificateSigning(),
+  CertificateSubjectRestriction: () => new CertificateSubjectRestriction(),
+  ClusterTrustBundleAttest: () => new ClusterTrustBundleAttest(),
 };

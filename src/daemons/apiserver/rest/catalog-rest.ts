@@ -15,7 +15,7 @@ import {writeJson} from './http-io.js';
 import {negotiate, representationContentType} from './negotiation.js';
 import {metadataOf, stringAt} from './objects.js';
 import {bindPod} from './subresources.js';
-import {forward, proxiedPath, proxyTarget, type AgentTls} from './proxy.js';
+import {forward, proxiedPath, proxyOptions, proxyTarget, type AgentTls} from './proxy.js';
 import type {RegistryStore, WriteContext} from './registry-store.js';
 import type {ResourceRequest} from './request-info.js';
 import {requestToken, type TokenServices} from './token-request.js';
@@ -42,6 +42,8 @@ export interface CatalogRestContext {
   rulesFor?: RulesResolver;
   probes: ComponentProbe[];
   tokens?: TokenServices;
+  /** CONNECT admission of the request with its connect options (proxy subresources); throws when refused. */
+  admitConnect(options: JsonObject): Promise<void>;
 }
 
 /** serviceaccounts/token on a server without a token issuer: 501 naming what is missing (never 404: the subresource exists). */
@@ -94,8 +96,10 @@ export async function serveCatalogRest(c: CatalogRestContext): Promise<boolean> 
       nodes: c.registryFor(c.lookup('', 'v1', 'nodes')!), pods: c.registryFor(c.lookup('', 'v1', 'pods')!),
       endpoints: c.registryFor(c.lookup('', 'v1', 'endpoints')!), services: c.registryFor(c.lookup('', 'v1', 'services')!), agentTls: c.agentTls,
     };
+    const path = proxiedPath(c.req.url ?? '/', info.plural, request.name);
+    await c.admitConnect(proxyOptions(info.plural, path.split('?')[0]));
     const target = await proxyTarget(deps, info.plural, c.namespace, request.name);
-    await forward(c.req, c.res, target, proxiedPath(c.req.url ?? '/', info.plural, request.name), info.plural === 'nodes' ? c.agentTls : undefined);
+    await forward(c.req, c.res, target, path, info.plural === 'nodes' ? c.agentTls : undefined);
     return true;
   }
   if (info.group === '' && info.plural === 'pods' && sub?.name === 'eviction') {

@@ -14,11 +14,13 @@ import { managerFromUserAgent } from '../../../api/managed-fields.js';
 import { toTable } from '../../../api/table.js';
 import { isJsonObject, type JsonObject } from '../../../patch/types.js';
 import { StoreUnavailableError, type Store } from '../storage/store.js';
-import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin } from '../admission/chain.js';
+import { AdmissionChain, NamespaceLifecycle, type AdmissionPlugin, type AdmissionStage } from '../admission/chain.js';
+import type { AdmissionObjects } from '../admission/interfaces.js';
+import { registryObjects } from '../admission/objects.js';
 import { CrdInformer, crdStrategy } from './crd.js';
 import { resolveServiceEndpoint } from './service-resolver.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
-import { checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
+import { addResponseWarning, checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
 import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
 import { deepCopy, rfc3339, stringAt, valueAt } from './objects.js';
@@ -27,7 +29,7 @@ import { builtinSchemas } from '../../../api/schema/definitions.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
-import { RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
+import { admissionAttributes, RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
 import { subresourceWrite } from './partial-writes.js';
 import { serveCatalogRest } from './catalog-rest.js';
 import { defaultProbes, type ComponentProbe } from './component-status.js';
@@ -50,7 +52,10 @@ export interface ApiHandlerOptions {
   version: ServerVersion;
   /** `serverAddressByClientCIDRs` of `/api` (default: none... upstream always lists at least one). */
   serverAddresses?: ServerAddress[];
-  /** Admission plugins after NamespaceLifecycle, in order. */
+  /**
+   * Admission plugins after NamespaceLifecycle, in order, until the server puts its chain in place
+   * (setAdmission; the server builds it from the admission options at start).
+   */
   admissionPlugins?: AdmissionPlugin[];
   /** `--min-request-timeout` in seconds: watches without timeoutSeconds last 1-2x this. */
   minRequestTimeoutSeconds?: number;
@@ -93,7 +98,27 @@ export interface ApiHandler {
   closeWatches(): void;
   /** Stops the CRD informer and ends the watches. */
   stop(): void;
+  /** What admission plugins read and write: this handler's registries. */
+  readonly admissionObjects: AdmissionObjects;
+  /** Puts the admission chain in effect for every write from now on. */
+  setAdmission(chain: AdmissionStage): void;
+  /**
+   * CONNECT admission of a request served outside the handler (pods/exec, attach, portforward):
+   * throws the plugins' ApiError when refused. `options` is the connect options object.
+   */
+  admitConnect(ctx: RequestContext, request: ConnectRequest, options: JsonObject): Promise<void>;
 }
+
+/** A CONNECT request: the resource and subresource (`exec`, `attach`, `portforward`, `proxy`) of one object. */
+export interface ConnectRequest {
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
 
 function toDeleteOptions(query: URLSearchParams, body: unknown): { options: DeleteOptions; dryRun: string[] } {
   const errors: FieldError[] = [];
@@ -164,7 +189,9 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const kv = await store.get(registryFor(namespaceInfo).key('', name));
     return kv ? (JSON.parse(kv.value) as JsonObject) : undefined;
   };
-  const admission = new AdmissionChain([new NamespaceLifecycle(getNamespace), ...(options.admissionPlugins ?? [])]);
+  let chain: AdmissionStage = new AdmissionChain([new NamespaceLifecycle(getNamespace), ...(options.admissionPlugins ?? [])]);
+  // The registries keep this stage; the chain behind it is the one in effect.
+  const admission: AdmissionStage = { admit: (a) => chain.admit(a), validate: (a) => chain.validate(a) };
 
   function registryFor(info: ResourceInfo): RegistryStore {
     let found = registries.get(info);
@@ -233,7 +260,24 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   function writeContext(req: ApiRequest, ctx: RequestContext, query: URLSearchParams, optionsKind: string, subresource: string, dryRunFromBody: string[] = []): WriteContext {
     const userAgent = req.headers['user-agent'];
     const params = parseWriteParams(query, optionsKind, managerFromUserAgent(Array.isArray(userAgent) ? userAgent[0] : userAgent), dryRunFromBody);
-    return { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource, authorize: (a) => ctx.authorize(a) };
+    return {
+      user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource, authorize: (a) => ctx.authorize(a),
+      operationOptions: operationOptions(optionsKind, query, params.dryRun), addWarning: ctx.addWarning, addAuditAnnotation: ctx.addAuditAnnotation,
+    };
+  }
+
+  /** CONNECT admission (upstream's connect handler: the plugins' Admit, then Validate, before connecting). */
+  async function admitConnect(ctx: RequestContext, request: ConnectRequest, connectOptions: JsonObject): Promise<void> {
+    const info = registry.lookup(request.group, request.version, request.resource);
+    if (!info) throw notFoundResource();
+    const wctx: WriteContext = {
+      user: ctx.user, dryRun: false, fieldManager: '', subresource: request.subresource, authorize: (a) => ctx.authorize(a),
+      operationOptions: connectOptions, addWarning: ctx.addWarning, addAuditAnnotation: ctx.addAuditAnnotation,
+    };
+    // Upstream passes the connect options as the object of a CONNECT.
+    const attributes = admissionAttributes(wctx, 'CONNECT', info, request.namespace, request.name, connectOptions);
+    await admission.admit(attributes);
+    await admission.validate(attributes);
   }
 
   async function readJsonBody(req: ApiRequest): Promise<unknown> {
@@ -317,13 +361,15 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       readJsonBody: () => readJsonBody(req),
       writeContext: (subresource) => writeContext(req, ctx, query, 'CreateOptions', subresource),
       agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes, tokens: options.tokens,
+      admitConnect: (connectOptions) => admitConnect(ctx, {
+        group: info.group, version: info.version, resource: info.plural, subresource: sub?.name ?? '', namespace, name: request.name,
+      }, connectOptions),
     })) return;
     const store = registryFor(info);
     const name = request.name;
     // Deprecated custom resource versions warn on every request (upstream's deprecation warning).
     const warning = store.hooks?.warning;
-    const setHeader = (res as { setHeader?: (name: string, value: string) => void }).setHeader;
-    if (warning && setHeader) setHeader.call(res, 'Warning', `299 - ${JSON.stringify(warning)}`);
+    if (warning) addResponseWarning(res, warning);
     const scaleOf = (object: JsonObject) => (store.hooks?.toScale ? store.hooks.toScale(object) : toScale(object, info.kind));
     const scaleInto = (object: JsonObject, body: unknown) => (store.hooks?.applyScale ? store.hooks.applyScale(object, body, name) : applyScale(object, body, name));
 
@@ -418,6 +464,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const body = await readOptionalBody(req);
         const { options: deleteOptions, dryRun } = toDeleteOptions(query, body);
         const wctx = writeContext(req, ctx, query, 'DeleteOptions', '', dryRun);
+        wctx.operationOptions = { ...wctx.operationOptions, ...deleteOptionsObject(deleteOptions) };
         if (info === crdInfo) return deleteCrd(res, name, deleteOptions, wctx, pretty);
         const result = await store.delete(namespace, name, deleteOptions, wctx);
         return writeJson(res, result.code, result.body, { pretty });
@@ -426,6 +473,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const body = await readOptionalBody(req);
         const { options: deleteOptions, dryRun } = toDeleteOptions(query, body);
         const wctx = writeContext(req, ctx, query, 'DeleteOptions', '', dryRun);
+        wctx.operationOptions = { ...wctx.operationOptions, ...deleteOptionsObject(deleteOptions) };
         const params = parseListParams(query, false);
         checkFieldSelector(store, params);
         const deleted = await store.deleteCollection(namespace, params, deleteOptions, wctx);
@@ -454,7 +502,11 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     if (configName !== undefined && configName !== '' && configName !== name) {
       throw badRequest(`the name of the object (${configName}) does not match the name on the URL (${name})`);
     }
-    const wctx: WriteContext = { user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource: subresource ?? '', managedFieldsComputed: true };
+    const wctx: WriteContext = {
+      user: ctx.user, dryRun: params.dryRun, fieldManager: params.fieldManager, subresource: subresource ?? '', managedFieldsComputed: true,
+      authorize: (a) => ctx.authorize(a), operationOptions: operationOptions('PatchOptions', query, params.dryRun),
+      addWarning: ctx.addWarning, addAuditAnnotation: ctx.addAuditAnnotation,
+    };
     const request: ApplyRequest = {
       info, namespace, name, config, manager: params.fieldManager, force: params.force, subresource, time: rfc3339(clock.now()),
     };
@@ -586,7 +638,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
             writePlainNotFound(res);
             return true;
           }
-          await serveResource(req, res, ctx, info, url.searchParams);
+          // Admission's warnings go out with the response, whether it succeeds or not.
+          await serveResource(req, res, { ...ctx, addWarning: (text) => addResponseWarning(res, text) }, info, url.searchParams);
           return true;
       }
     } catch (error) {
@@ -613,7 +666,41 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     informer.stop();
     api.closeWatches();
   };
+  Object.defineProperty(api, 'admissionObjects', { value: registryObjects(registry, registryFor) });
+  api.setAdmission = (next) => {
+    chain = next;
+  };
+  api.admitConnect = admitConnect;
   return api;
+}
+
+/**
+ * The options object of a write as admission sees it (upstream decodes CreateOptions, UpdateOptions
+ * or PatchOptions from the query): what the client set, nothing defaulted.
+ */
+function operationOptions(kind: string, query: URLSearchParams, dryRun: boolean): JsonObject {
+  const options: JsonObject = { kind, apiVersion: `${names().groups.meta}/v1` };
+  if (dryRun) options.dryRun = ['All'];
+  const fieldManager = query.get('fieldManager');
+  if (fieldManager) options.fieldManager = fieldManager;
+  const fieldValidation = query.get('fieldValidation');
+  if (fieldValidation) options.fieldValidation = fieldValidation;
+  if (kind === 'PatchOptions' && query.get('force') !== null) options.force = query.get('force') === 'true';
+  return options;
+}
+
+function deleteOptionsObject(options: DeleteOptions): JsonObject {
+  const out: JsonObject = {};
+  if (options.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = options.gracePeriodSeconds;
+  if (options.propagationPolicy) out.propagationPolicy = options.propagationPolicy;
+  if (options.orphanDependents !== undefined) out.orphanDependents = options.orphanDependents;
+  if (options.preconditions) {
+    const preconditions: JsonObject = {};
+    if (options.preconditions.uid) preconditions.uid = options.preconditions.uid;
+    if (options.preconditions.resourceVersion) preconditions.resourceVersion = options.preconditions.resourceVersion;
+    out.preconditions = preconditions;
+  }
+  return out;
 }
 
 /** A resourceVersion left in the written object (from the body or a patch) must be the current one. */

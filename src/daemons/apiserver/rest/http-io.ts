@@ -114,13 +114,25 @@ export function warningHeader(warnings: readonly string[]): string {
   return warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
 }
 
+/** Warnings added while serving a request (admission, deprecations), sent with whatever response it gets. */
+const responseWarnings = new WeakMap<ApiResponse, string[]>();
+
+/** Adds a warning to the response's Warning header, once per text, as upstream's warning recorder. */
+export function addResponseWarning(res: ApiResponse, text: string): void {
+  const list = responseWarnings.get(res) ?? [];
+  if (!list.includes(text)) list.push(text);
+  responseWarnings.set(res, list);
+}
+
 export function writeJson(res: ApiResponse, code: number, body: unknown, options: { pretty?: boolean; contentType?: string; warnings?: readonly string[] } = {}): void {
   const text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
+  const added = responseWarnings.get(res) ?? [];
+  const warnings = [...added, ...(options.warnings ?? []).filter((w) => !added.includes(w))];
   res.writeHead(code, {
     'Content-Type': options.contentType ?? 'application/json',
     'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-cache, private',
-    ...(options.warnings?.length ? { Warning: warningHeader(options.warnings) } : {}),
+    ...(warnings.length ? { Warning: warningHeader(warnings) } : {}),
   });
   res.end(text);
 }

@@ -120,6 +120,12 @@ export function proxiedPath(url: string, resource: string, name: string): string
   return `${rest.startsWith('/') ? rest : `/${rest}`}${parsed.search}`;
 }
 
+/** The connect options admission sees for a proxy request (upstream's PodProxyOptions, NodeProxyOptions, ServiceProxyOptions). */
+export function proxyOptions(resource: string, path: string): {kind: string; apiVersion: string; path?: string} {
+  const kind = resource === 'nodes' ? 'NodeProxyOptions' : resource === 'services' ? 'ServiceProxyOptions' : 'PodProxyOptions';
+  return {kind, apiVersion: 'v1', ...(path ? {path} : {})};
+}
+
 /** Forwards the request to the target and streams the answer back. */
 export function forward(req: ApiRequest, res: ApiResponse, target: Target, path: string, tls?: AgentTls): Promise<void> {
   const headers: Record<string, string | string[]> = {};

@@ -17,7 +17,7 @@ import { applyTypeOf, hasStatusSubresource } from './apply.js';
 import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement } from '../../../api/selectors.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../../../patch/types.js';
 import { StoreCompactedError, StoreConflictError, type KeyValue, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
-import type { AdmissionChain, AdmissionOperation } from '../admission/chain.js';
+import type { AdmissionAttributes, AdmissionOperation, AdmissionStage } from '../admission/chain.js';
 import type { ResourceHooks } from './custom-resources.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { fromStorage, toStorage } from './conversion.js';
@@ -33,7 +33,7 @@ export interface RegistryDeps {
   clock: Clock;
   /** The kvstore key prefix (`/registry`). */
   keyPrefix: string;
-  admission: AdmissionChain;
+  admission: AdmissionStage;
   /** Conversion, defaulting on read and printing of custom resources (src/daemons/apiserver/rest/custom-resources.ts). */
   hooks?: ResourceHooks;
   /** The registry's own check of who may write (RBAC's escalation prevention), before admission. */
@@ -55,6 +55,32 @@ export interface WriteContext {
    * with the kind's own validation errors in one 422 as upstream does. Set by the handler per write.
    */
   schemaErrors?: FieldError[];
+  /** The request's options object admission sees (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions). */
+  operationOptions?: JsonObject;
+  /** Admission's warnings for the response's Warning header. */
+  addWarning?(text: string): void;
+  /** Admission's annotations for the request's audit event. */
+  addAuditAnnotation?(key: string, value: string): void;
+}
+
+/** The attributes admission sees for a write made with `ctx` (upstream's admission.NewAttributesRecord). */
+export function admissionAttributes(
+  ctx: WriteContext, operation: AdmissionOperation, resource: ResourceInfo, namespace: string, name: string, object?: JsonObject, oldObject?: JsonObject,
+): AdmissionAttributes {
+  const authorize = ctx.authorize;
+  return {
+    operation, resource, subresource: ctx.subresource ?? '', namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun,
+    operationOptions: ctx.operationOptions,
+    addWarning: ctx.addWarning,
+    addAnnotation: ctx.addAuditAnnotation,
+    authorize: authorize && (async (a) => {
+      const decision = await authorize({
+        user: a.user ?? ctx.user, verb: a.verb, resourceRequest: a.resourceRequest, apiGroup: a.apiGroup ?? '', apiVersion: a.apiVersion ?? '',
+        resource: a.resource ?? '', subresource: a.subresource ?? '', namespace: a.namespace ?? '', name: a.name ?? '', path: a.path ?? '',
+      });
+      return {allowed: decision.allowed, reason: decision.reason};
+    }),
+  };
 }
 
 /** The kind's own errors, then the schema's on fields the kind did not already report. */
@@ -277,15 +303,11 @@ export class RegistryStore {
   }
 
   private async admit(operation: AdmissionOperation, ctx: WriteContext, namespace: string, name: string, object?: JsonObject, oldObject?: JsonObject): Promise<void> {
-    await this.deps.admission.admit({
-      operation, resource: this.info, subresource: ctx.subresource ?? '', namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun,
-    });
+    await this.deps.admission.admit(admissionAttributes(ctx, operation, this.info, namespace, name, object, oldObject));
   }
 
   private async validateAdmission(operation: AdmissionOperation, ctx: WriteContext, namespace: string, name: string, object?: JsonObject, oldObject?: JsonObject): Promise<void> {
-    await this.deps.admission.validate({
-      operation, resource: this.info, subresource: ctx.subresource ?? '', namespace, name, object, oldObject, user: ctx.user, dryRun: ctx.dryRun,
-    });
+    await this.deps.admission.validate(admissionAttributes(ctx, operation, this.info, namespace, name, object, oldObject));
   }
 
   /** POST: a new object. */

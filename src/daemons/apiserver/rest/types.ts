@@ -56,6 +56,10 @@ export interface AuthorizationDecision {
 export interface RequestContext {
   user: UserInfo;
   authorize(attributes: AuthorizationAttributes): AuthorizationDecision | Promise<AuthorizationDecision>;
+  /** Adds a warning to the response's Warning header (admission's warnings; the handler sets one per request). */
+  addWarning?(text: string): void;
+  /** Adds an annotation to the request's audit event (when the request is audited). */
+  addAuditAnnotation?(key: string, value: string): void;
 }
 
 /** What `/version` answers (upstream's version.Info fields). */

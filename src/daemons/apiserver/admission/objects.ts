@@ -1,0 +1,62 @@
+/**
+ * AdmissionObjects over the server's own registries (rest/registry-store.ts): reads and writes in
+ * the preferred served version of a resource, as upstream's plugins do through their informers
+ * and the loopback client. Writes are the API server's own (`system:apiserver`), going through
+ * validation and admission like any other write.
+ */
+import {names} from '../../../api/names.js';
+import type {ResourceInfo, ResourceRegistry} from '../../../api/resources.js';
+import {ApiError} from '../../../api/status.js';
+import type {JsonObject} from '../../../patch/types.js';
+import type {RegistryStore, WriteContext} from '../rest/registry-store.js';
+import {stringAt} from '../rest/objects.js';
+import type {AdmissionObjects} from './interfaces.js';
+
+/** The identity of the API server's own writes (upstream's loopback client user). */
+export const API_SERVER_USER = {name: 'system:apiserver', groups: ['system:authenticated', 'system:masters']};
+
+/** The served version a plugin reads a resource in: the group's preferred one when it serves the resource, else the first that does. */
+export function preferredResource(registry: ResourceRegistry, group: string, resource: string): ResourceInfo | undefined {
+  const preferred = registry.preferredVersion(group);
+  const found = preferred !== undefined ? registry.lookup(group, preferred, resource) : undefined;
+  if (found) return found;
+  for (const gv of registry.groupVersions()) {
+    if (gv.group !== group) continue;
+    const info = registry.lookup(group, gv.version, resource);
+    if (info) return info;
+  }
+  return undefined;
+}
+
+const ALL = {labelSelector: [], fieldSelector: [], limit: 0, allowWatchBookmarks: false};
+
+export function registryObjects(registry: ResourceRegistry, registryFor: (info: ResourceInfo) => RegistryStore): AdmissionObjects {
+  const storeOf = (group: string, resource: string): RegistryStore => {
+    const info = preferredResource(registry, group, resource);
+    if (!info) throw new Error(`admission: the resource ${resource}${group ? `.${group}` : ''} is not served`);
+    return registryFor(info);
+  };
+  const writeContext = (subresource = ''): WriteContext => ({
+    user: API_SERVER_USER, dryRun: false, fieldManager: `${names().product}-apiserver`, subresource,
+  });
+  return {
+    async get(group, resource, namespace, name) {
+      try {
+        return await storeOf(group, resource).get(namespace, name);
+      } catch (error) {
+        if (error instanceof ApiError && error.status.code === 404) return undefined;
+        throw error;
+      }
+    },
+    async list(group, resource, namespace = '') {
+      return (await storeOf(group, resource).list(namespace, ALL)).items;
+    },
+    create(group, resource, namespace, object) {
+      return storeOf(group, resource).create(namespace, object, writeContext());
+    },
+    async update(group, resource, namespace, object: JsonObject, subresource) {
+      const name = stringAt(object, 'metadata', 'name') ?? '';
+      return (await storeOf(group, resource).replace(namespace, name, object, writeContext(subresource))).object;
+    },
+  };
+}

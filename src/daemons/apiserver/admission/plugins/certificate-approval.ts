@@ -1,0 +1,27 @@
+/**
+ * CertificateApproval: approving or denying a CertificateSigningRequest (its `approval`
+ * subresource) needs `approve` on the signer of the request as stored, as upstream's approval plugin.
+ */
+import {names} from '../../../../api/names.js';
+import {stringAt} from '../../rest/objects.js';
+import {admissionForbidden} from '../errors.js';
+import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import {isAuthorizedForSignerName} from './signer-authorization.js';
+
+export class CertificateApproval implements AdmissionPlugin {
+  readonly name = 'CertificateApproval';
+
+  handles(operation: AdmissionOperation): boolean {
+    return operation === 'UPDATE';
+  }
+
+  async validate(attributes: AdmissionAttributes): Promise<void> {
+    const {resource, oldObject} = attributes;
+    if (attributes.subresource !== 'approval' || resource.group !== names().groups.certificates || resource.plural !== 'certificatesigningrequests') return;
+    // The stored request's signer: an approval that also changes the signer is refused by validation anyway.
+    const signerName = (oldObject && stringAt(oldObject, 'spec', 'signerName')) ?? '';
+    if (!attributes.authorize || !(await isAuthorizedForSignerName(attributes.authorize, attributes.user, 'approve', signerName))) {
+      throw admissionForbidden(attributes, `user not permitted to approve requests with signerName ${JSON.stringify(signerName)}`);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * StorageObjectInUseProtection: new PersistentVolumeClaims and PersistentVolumes get the
+ * `<labelDomain>/pvc-protection` and `<labelDomain>/pv-protection` finalizers, which the
+ * protection controllers remove once nothing uses them (upstream's storageobjectinuseprotection).
+ */
+import {names} from '../../../../api/names.js';
+import type {JsonObject} from '../../../../patch/types.js';
+import {finalizersOf, metadataOf} from '../../rest/objects.js';
+import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+
+export const pvcProtectionFinalizer = (): string => `${names().labelDomain}/pvc-protection`;
+export const pvProtectionFinalizer = (): string => `${names().labelDomain}/pv-protection`;
+
+/** Adds the finalizer unless it is there. */
+export function withFinalizer(object: JsonObject, finalizer: string): void {
+  const finalizers = finalizersOf(object);
+  if (!finalizers.includes(finalizer)) metadataOf(object).finalizers = [...finalizers, finalizer];
+}
+
+export class StorageObjectInUseProtection implements AdmissionPlugin {
+  readonly name = 'StorageObjectInUseProtection';
+
+  handles(operation: AdmissionOperation): boolean {
+    return operation === 'CREATE';
+  }
+
+  admit(attributes: AdmissionAttributes): void {
+    const {resource, object} = attributes;
+    if (resource.group !== '' || attributes.subresource || !object) return;
+    if (resource.plural === 'persistentvolumeclaims') withFinalizer(object, pvcProtectionFinalizer());
+    else if (resource.plural === 'persistentvolumes') withFinalizer(object, pvProtectionFinalizer());
+  }
+}
