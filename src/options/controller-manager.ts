@@ -70,6 +70,8 @@ const WORKER_OPTIONS_IN_EFFECT = new Set([
   'concurrent-endpoint-syncs',
   'concurrent-service-endpoint-syncs',
   'concurrent-gc-syncs',
+  'concurrent-resource-quota-syncs',
+  'concurrent-validating-admission-policy-status-syncs',
 ]);
 
 const limitOptions: OptionSpec[] = concurrencyLimits.map(([name, seedDefault, handles]) => ({
@@ -493,7 +495,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '5m0s',
     help: 'How often quota usage is recounted.',
     section: PERIODS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'pvclaimbinder-sync-period',

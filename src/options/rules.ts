@@ -654,6 +654,14 @@ const controllerManagerRules: Rule[] = [
   inRange(['controller-manager'], 'mirroring-max-endpoints-per-subset', 1, 1000),
   inRange(['controller-manager'], 'concurrent-service-endpoint-syncs', 1, 50),
   inRange(['controller-manager'], 'mirroring-concurrent-service-endpoint-syncs', 1, 50),
+  atLeast(['controller-manager'], 'concurrent-resource-quota-syncs', 1),
+  {
+    programs: ['controller-manager'],
+    check: (o) => {
+      const ms = o.ms('resource-quota-sync-period');
+      return ms !== undefined && ms <= 0 ? `--resource-quota-sync-period must be more than 0s, got ${o.durationText('resource-quota-sync-period')}` : undefined;
+    },
+  },
   {
     programs: ['controller-manager'],
     check: (o) =>

@@ -63,7 +63,7 @@ export type { MemoryReservation } from './value-resources.js';
 export type { PortRange } from './value-network.js';
 export type { TlsVersionName } from './value-tls.js';
 export type { DryRunMode, VersionRequest } from './value-cli.js';
-export { CIPHER_SUITE_OPENSSL_NAMES, NODE_TLS_VERSION, toOpenSslCipherList } from './value-tls.js';
+export { CIPHER_SUITE_OPENSSL_NAMES, NODE_TLS_VERSION, defaultServingCiphers, toOpenSslCipherList } from './value-tls.js';
 export { EVICTION_SIGNALS, isDisabledThreshold } from './value-eviction.js';
 
 /** The parsed representation of each value type. */

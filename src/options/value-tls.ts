@@ -62,6 +62,19 @@ export function toOpenSslCipherList(goNames: readonly string[]): string {
   return goNames.map((name) => CIPHER_SUITE_OPENSSL_NAMES[name]).join(':');
 }
 
+/**
+ * The `ciphers` of a server without --tls-cipher-suites: Node's default list with TLS 1.3's suites
+ * in Go's order on processors with AES instructions (crypto/tls defaultCipherSuitesTLS13:
+ * AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305), which is what upstream's components and kubectl
+ * settle on. OpenSSL's default puts AES-256-GCM first and a Node server's order decides; AES-128-GCM
+ * costs about two thirds as much per byte (openssl speed, 16 KiB blocks), which counts on the bulk
+ * streams (port-forward, exec, logs) that cross two TLS hops.
+ */
+export function defaultServingCiphers(nodeDefault: string): string {
+  const tls13 = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'];
+  return [...tls13, ...nodeDefault.split(':').filter((c) => !tls13.includes(c))].join(':');
+}
+
 export function parseTlsVersion(raw: string): TlsVersionName {
   const text = raw.trim();
   if (!(TLS_VERSIONS as readonly string[]).includes(text)) throw new ValueFormatError('unknown TLS version');

@@ -157,6 +157,48 @@ describe('kubectl on orch up', () => {
     }
   }, 40_000);
 
+  it('a pod calls the API server as its service account: token, CA and namespace from its volume, the address from its environment', async () => {
+    const n = nameSet('kubernetes');
+    // What a process in a pod does (the in-cluster configuration of client libraries), below the
+    // pod root the agent names (there is no mount namespace): list pods (view allows it) and
+    // secrets (view does not), printing the status codes.
+    const script = [
+      "const https = require('node:https'); const fs = require('node:fs');",
+      `const dir = process.env.${n.podRootEnv} + '${n.serviceAccountMountPath}';`,
+      "const token = fs.readFileSync(dir + '/token', 'utf8'); const ca = fs.readFileSync(dir + '/ca.crt');",
+      "const ns = fs.readFileSync(dir + '/namespace', 'utf8');",
+      "const get = (path) => new Promise((resolve, reject) => https.get({host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT, path, ca, headers: {authorization: 'Bearer ' + token}}, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject));",
+      "(async () => { console.log('namespace ' + ns); console.log('pods ' + await get('/api/v1/namespaces/' + ns + '/pods')); console.log('secrets ' + await get('/api/v1/namespaces/' + ns + '/secrets')); })().catch((e) => { console.log('error ' + e.message); process.exit(1); });",
+    ].join(' ');
+    const manifest = {
+      apiVersion: 'v1', kind: 'List', items: [
+        {apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: 'reader'}},
+        {apiVersion: `${n.groups.rbac}/v1`, kind: 'RoleBinding', metadata: {name: 'reader-view'}, roleRef: {apiGroup: n.groups.rbac, kind: 'ClusterRole', name: 'view'}, subjects: [{kind: 'ServiceAccount', name: 'reader', namespace: 'default'}]},
+        {
+          apiVersion: 'v1', kind: 'Pod', metadata: {name: 'identity'},
+          spec: {
+            serviceAccountName: 'reader', restartPolicy: 'Never',
+            volumes: [{name: 'api-access', projected: {sources: [
+              {serviceAccountToken: {expirationSeconds: 3607, path: 'token'}},
+              {configMap: {name: n.rootCaConfigMap, items: [{key: 'ca.crt', path: 'ca.crt'}]}},
+              {downwardAPI: {items: [{path: 'namespace', fieldRef: {apiVersion: 'v1', fieldPath: 'metadata.namespace'}}]}},
+            ]}}],
+            containers: [{name: 'client', image: 'node', command: [process.execPath, '-e', script], volumeMounts: [{name: 'api-access', mountPath: n.serviceAccountMountPath, readOnly: true}]}],
+          },
+        },
+      ],
+    };
+    writeFileSync(join(dir, 'identity.json'), JSON.stringify(manifest));
+    const created = await k('create', '-f', join(dir, 'identity.json'));
+    expect(created.stderr).toBe('');
+    await until('the identity pod to finish', async () => {
+      const r = await k('get', 'pod', 'identity', '-o', 'jsonpath={.status.phase}');
+      return r.stdout === 'Succeeded' || r.stdout === 'Failed' ? r.stdout : undefined;
+    }, 45_000);
+    const logs = await k('logs', 'identity');
+    expect(logs.stdout).toBe('namespace default\npods 200\nsecrets 403\n');
+  }, 60_000);
+
   it('orch patch, on the server and locally, prints no warning either', () => {
     const server = runOrch(['patch', 'pod', 'calm', '--orchconfig', orchconfig, '-p', '{"metadata":{"labels":{"patched":"yes"}}}']);
     expect(server).toMatchObject({code: 0, stderr: '', stdout: 'pod/calm patched\n'});

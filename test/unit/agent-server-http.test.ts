@@ -299,17 +299,24 @@ describe('switches and TLS settings', () => {
     expect((await fetchHttps(servers.ports.main!, '/healthz', {maxVersion: 'TLSv1.3'})).status).toBe(200);
   });
 
-  it('offers only --tls-cipher-suites to a TLS 1.2 client', async () => {
-    const servers = await start({tlsCipherSuites: ['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384']});
-    const cipher = await new Promise<string>((resolve, reject) => {
-      const req = httpsRequest({host: '127.0.0.1', port: servers.ports.main!, path: '/healthz', rejectUnauthorized: false, maxVersion: 'TLSv1.2', agent: false}, (res) => {
+  const negotiated = (port: number, maxVersion: 'TLSv1.2' | 'TLSv1.3') =>
+    new Promise<string>((resolve, reject) => {
+      const req = httpsRequest({host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, maxVersion, agent: false}, (res) => {
         resolve((res.socket as import('node:tls').TLSSocket).getCipher().name);
         res.resume();
       });
       req.on('error', reject);
       req.end();
     });
-    expect(cipher).toBe('ECDHE-ECDSA-AES256-GCM-SHA384');
+
+  it('offers only --tls-cipher-suites to a TLS 1.2 client', async () => {
+    const servers = await start({tlsCipherSuites: ['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384']});
+    expect(await negotiated(servers.ports.main!, 'TLSv1.2')).toBe('ECDHE-ECDSA-AES256-GCM-SHA384');
+  });
+
+  it('settles TLS 1.3 on AES-128-GCM by default, as Go does (a Node client prefers AES-256-GCM)', async () => {
+    const servers = await start({});
+    expect(await negotiated(servers.ports.main!, 'TLSv1.3')).toBe('TLS_AES_128_GCM_SHA256');
   });
 
   it('serves --tls-cert-file and --tls-private-key-file', async () => {

@@ -1,7 +1,8 @@
 /**
  * The controller manager's HTTPS endpoint with the secure serving options it shares with the API
- * server: HTTP/2 negotiated unless --disable-http2-serving, --tls-min-version refusing older
- * clients, --tls-sni-cert-key choosing the certificate by name. Real TLS on 127.0.0.1.
+ * server: HTTP/2 negotiated unless --disable-http2-serving, TLS 1.3 on AES-128-GCM unless
+ * --tls-cipher-suites, --tls-min-version refusing older clients, --tls-sni-cert-key choosing the
+ * certificate by name. Real TLS on 127.0.0.1.
  */
 import {afterEach, describe, expect, it} from '@jest/globals';
 import {X509Certificate} from 'node:crypto';
@@ -34,11 +35,11 @@ async function start(values: Record<string, unknown>): Promise<number> {
 }
 
 /** What a TLS client gets: the negotiated protocol and version and the certificate's names, or the handshake error. */
-function handshake(port: number, options: ConnectionOptions = {}): Promise<{alpn: string | false; version: string | null; names: string} | {error: string}> {
+function handshake(port: number, options: ConnectionOptions = {}): Promise<{alpn: string | false; version: string | null; cipher: string; names: string} | {error: string}> {
   return new Promise((resolve) => {
     const socket = connect({host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'], ...options}, () => {
       const names = new X509Certificate(socket.getPeerCertificate(true).raw).subjectAltName ?? '';
-      resolve({alpn: socket.alpnProtocol ?? false, version: socket.getProtocol(), names});
+      resolve({alpn: socket.alpnProtocol ?? false, version: socket.getProtocol(), cipher: socket.getCipher().name, names});
       socket.end();
     });
     socket.on('error', (error) => resolve({error: error.message}));
@@ -50,6 +51,14 @@ describe('controller manager secure serving', () => {
     expect(await handshake(await start({}))).toMatchObject({alpn: 'h2'});
     await serving!.stop();
     expect(await handshake(await start({'disable-http2-serving': true}))).toMatchObject({alpn: 'http/1.1'});
+  });
+
+  it('settles TLS 1.3 on AES-128-GCM, as Go does, unless --tls-cipher-suites says otherwise', async () => {
+    // A Node client lists AES-256-GCM first; the server's order decides.
+    expect(await handshake(await start({}))).toMatchObject({version: 'TLSv1.3', cipher: 'TLS_AES_128_GCM_SHA256'});
+    await serving!.stop();
+    const port = await start({'tls-cipher-suites': ['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384']});
+    expect(await handshake(port, {maxVersion: 'TLSv1.2'})).toMatchObject({cipher: 'ECDHE-ECDSA-AES256-GCM-SHA384'});
   });
 
   it('refuses a client below --tls-min-version', async () => {

@@ -111,6 +111,8 @@ const rules: RuleTable = [
   ['node mask size within the cluster CIDR', cm({ 'cluster-cidr': ['10.244.0.0/16', 'fd00:10::/56'], 'node-cidr-mask-size-ipv4': 24, 'node-cidr-mask-size-ipv6': 64 }), cm({ 'cluster-cidr': ['10.244.0.0/16'], 'node-cidr-mask-size-ipv4': 8 }), '--node-cidr-mask-size-ipv4 (8) must be between the --cluster-cidr prefix length of 10.244.0.0/16 (16) and 32'],
   ['max endpoints per slice', cm({ 'max-endpoints-per-slice': 100 }), cm({ 'max-endpoints-per-slice': 1001 }), '--max-endpoints-per-slice must be between 1 and 1000, got 1001'],
   ['service endpoint syncs', cm({ 'concurrent-service-endpoint-syncs': 5 }), cm({ 'concurrent-service-endpoint-syncs': 0 }), '--concurrent-service-endpoint-syncs must be between 1 and 50'],
+  ['resource quota syncs', cm({ 'concurrent-resource-quota-syncs': 5 }), cm({ 'concurrent-resource-quota-syncs': 0 }), '--concurrent-resource-quota-syncs must be at least 1, got 0'],
+  ['resource quota sync period', cm({ 'resource-quota-sync-period': d('5m') }), cm({ 'resource-quota-sync-period': d('0s') }), '--resource-quota-sync-period must be more than 0s, got 0s'],
   ['leader migration config needs migration on', cm({ 'leader-migration-config': 'm.yaml', 'enable-leader-migration': true }), cm({ 'leader-migration-config': 'm.yaml', 'enable-leader-migration': false }), '--leader-migration-config requires --enable-leader-migration=true'],
   ['unhealthy zone threshold is a fraction', cm({ 'unhealthy-zone-threshold': 0.55 }), cm({ 'unhealthy-zone-threshold': 1.5 }), '--unhealthy-zone-threshold must be between 0 and 1'],
   ['eviction rates not negative', cm({ 'node-eviction-rate': 0 }), cm({ 'secondary-node-eviction-rate': -0.1 }), '--secondary-node-eviction-rate must be zero or positive'],

@@ -22,3 +22,14 @@ export function mergeDaemonArgs(daemon: string, defaults: Record<string, string>
   }
   return [...merged].map(([k, v]) => `--${k}=${v}`);
 }
+
+/** The value a daemon's pass-through arguments give `key` (the last one wins, as in mergeDaemonArgs). */
+export function passedValue(userArgs: readonly string[], key: string): string | undefined {
+  let value: string | undefined;
+  for (const arg of userArgs) {
+    const text = arg.replace(/^--?/, '');
+    const eq = text.indexOf('=');
+    if (eq > 0 && text.slice(0, eq) === key) value = text.slice(eq + 1);
+  }
+  return value;
+}

@@ -26,7 +26,7 @@ import {ApiStatusError} from '../../client/errors.js';
 import {names, selectNames, type NameSetId} from '../../api/names.js';
 import {UserError} from '../../lib/errors.js';
 import {nodeStatusDeps} from '../agent/run.js';
-import {mergeDaemonArgs, setByUpOnly} from './pass-through.js';
+import {mergeDaemonArgs, passedValue, setByUpOnly} from './pass-through.js';
 import {configureKlog, klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {UpSnapshot} from '../../ui/up-dashboard.js';
@@ -76,13 +76,15 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
   const nameSetId = o.names ?? 'orch';
   selectNames(nameSetId);
   const {users} = names();
-  const nodeName = hostname().toLowerCase();
+  // The node's name is the agent's (--agent-arg hostname-override=...): its client certificate must
+  // name the same node, or the Node authorizer refuses its own lease and pods.
+  const nodeName = (passedValue(o.agentArgs, 'hostname-override') || hostname()).toLowerCase();
   const apiDir = join(o.dataDir, 'apiserver');
   const apiDefaults = {'data-dir': apiDir, 'authorization-mode': 'Node,RBAC', 'anonymous-auth': 'false', names: nameSetId};
   const apiArgs = mergeDaemonArgs('apiserver', apiDefaults, o.apiserverArgs);
   const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs, setByUpOnly(apiDefaults, o.apiserverArgs));
   checkNames('apiserver', api.options.values, nameSetId);
-  const apiConfig = apiServerConfig(api.options.values, o.version);
+  const apiConfig = apiServerConfig(api.options.values, o.version, api.options.explicit);
 
   let emitter: {update(s: UpSnapshot): void; close(): void} | undefined;
   let dashboard: {unmount(): void} | undefined;

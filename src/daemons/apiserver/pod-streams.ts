@@ -13,7 +13,7 @@ import tls from 'node:tls';
 import {writeStatusObject} from './filters/index.js';
 import {agentEndpoint, chooseContainer, type AgentTls, type PodLike} from './pod-logs.js';
 import type {Store} from './storage/store.js';
-import {relay} from '../shared/serving/relay.js';
+import {TLS_READ_BUFFERS, relay, relayEnd, relayReads} from '../shared/serving/relay.js';
 
 export const POD_STREAM_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/;
 
@@ -97,6 +97,7 @@ export async function servePodStream(
   const target = `${path}${query.size ? `?${query}` : ''}`;
   const location = `${agent.address.includes(':') ? `[${agent.address}]` : agent.address}:${agent.port}`;
 
+  const client = upgrade.socket;
   const backend = tls.connect({
     host: agent.address,
     port: agent.port,
@@ -107,8 +108,11 @@ export async function servePodStream(
     // The upgrade is an HTTP/1.1 mechanism.
     ALPNProtocols: ['http/1.1'],
     servername: /^[\d.:]+$/.test(agent.address) ? undefined : agent.address,
-  });
-  const client = upgrade.socket;
+    // The agent's answer and everything after it go to the client as read (the bulk direction of
+    // port-forward and exec output), through reused buffers. (tls.connect takes net's `onread`;
+    // @types/node does not list it.)
+    onread: relayReads(() => client, TLS_READ_BUFFERS),
+  } as tls.ConnectionOptions);
   await new Promise<void>((resolve) => {
     let connected = false;
     const timer = setTimeout(() => backend.destroy(new Error('i/o timeout')), DIAL_TIMEOUT_MS);
@@ -121,7 +125,7 @@ export async function servePodStream(
       backend.write(lines.join('\r\n') + '\r\n\r\n');
       if (upgrade.head.length) backend.write(upgrade.head);
       // From here on the API server only copies bytes; either side closing ends both.
-      relay(backend, client);
+      relayEnd(backend, client);
       relay(client, backend);
       client.on('error', () => backend.destroy());
       client.once('close', () => {

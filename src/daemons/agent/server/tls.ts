@@ -11,7 +11,8 @@ import {isIP} from 'node:net';
 import {hostname as osHostname} from 'node:os';
 import {ensureServingCertificates} from '../../shared/pki/cert-dir.js';
 import type {ServingNames} from '../../shared/pki/certificates.js';
-import {NODE_TLS_VERSION, toOpenSslCipherList} from '../../../options/types.js';
+import {DEFAULT_CIPHERS} from 'node:tls';
+import {NODE_TLS_VERSION, defaultServingCiphers, toOpenSslCipherList} from '../../../options/types.js';
 import type {AgentServerConfig} from './types.js';
 
 export interface ServingCertificate {
@@ -56,7 +57,7 @@ export async function loadServingCertificate(config: AgentServerConfig): Promise
 export function tlsServerOptions(config: AgentServerConfig, certificate: ServingCertificate, clientCaPems: string[]): ServerOptions {
   const options: ServerOptions = {cert: certificate.cert, key: certificate.key};
   if (config.tlsMinVersion) options.minVersion = NODE_TLS_VERSION[config.tlsMinVersion];
-  if (config.tlsCipherSuites && config.tlsCipherSuites.length > 0) options.ciphers = toOpenSslCipherList(config.tlsCipherSuites);
+  options.ciphers = config.tlsCipherSuites && config.tlsCipherSuites.length > 0 ? toOpenSslCipherList(config.tlsCipherSuites) : defaultServingCiphers(DEFAULT_CIPHERS);
   if (clientCaPems.length > 0) {
     options.ca = clientCaPems;
     options.requestCert = true;

@@ -8,7 +8,7 @@
  */
 import net from 'node:net';
 import type {SpdySession, SpdyStream} from './spdy-session.js';
-import {relay} from '../../shared/serving/relay.js';
+import {TCP_READ_BUFFERS, relay, relayEnd, relayReads} from '../../shared/serving/relay.js';
 
 export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 
@@ -70,7 +70,8 @@ export function servePortForward(session: SpdySession, target: PortForwardTarget
 
 function forward(errorStream: SpdyStream, data: SpdyStream, port: number, target: PortForwardTarget, host: string, sockets: Set<net.Socket>): void {
   errorStream.resume();
-  const socket = net.connect({host, port});
+  // What the pod sends is the bulk direction: read into reused buffers (SpdyStream copies each into its frame).
+  const socket = net.connect({host, port, onread: relayReads(() => (connected ? data : undefined), TCP_READ_BUFFERS)});
   sockets.add(socket);
   let connected = false;
   const done = () => {
@@ -80,7 +81,7 @@ function forward(errorStream: SpdyStream, data: SpdyStream, port: number, target
   socket.once('connect', () => {
     connected = true;
     relay(data, socket);
-    relay(socket, data);
+    relayEnd(socket, data);
   });
   socket.once('error', (err) => {
     if (!connected) {

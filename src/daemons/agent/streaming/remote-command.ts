@@ -10,6 +10,14 @@ import {PassThrough, Writable, type Readable} from 'node:stream';
 import type {WebSocket} from 'ws';
 import {Channel, channelProtocol, decodeChannelMessage, encodeChannelMessage} from './channels.js';
 import type {SpdySession, SpdyStream} from './spdy-session.js';
+import {BufferPool, RELAY_LIMIT} from '../../shared/serving/relay.js';
+
+/**
+ * Binary channel messages (the channel byte, then up to a pipe read of output) are assembled in
+ * reused buffers, each taken back once ws has written it: a new buffer per message kept V8 in
+ * back-to-back mark-compacts on large output (`kubectl cp` from a pod, see the relay's notes).
+ */
+const MESSAGE_BUFFERS = new BufferPool(1 + 64 * 1024, (2 * RELAY_LIMIT) / (64 * 1024));
 
 /** The SPDY stream protocols of exec and attach, newest first (upstream's SupportedStreamingProtocols). */
 export const SPDY_COMMAND_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
@@ -191,12 +199,28 @@ export function webSocketCommandStreams(ws: WebSocket, protocolName: string, opt
   const openedAt = Date.now();
   const send = (channel: number, data: Buffer, callback?: (error?: Error | null) => void) => {
     if (ws.readyState !== ws.OPEN) return callback?.(new Error('connection closed'));
-    ws.send(encodeChannelMessage(protocol, channel, data), {binary: !protocol.base64}, (err) => callback?.(err ?? null));
+    if (protocol.base64 || data.length >= MESSAGE_BUFFERS.size) {
+      ws.send(encodeChannelMessage(protocol, channel, data), {binary: !protocol.base64}, (err) => callback?.(err ?? null));
+      return;
+    }
+    const buffer = MESSAGE_BUFFERS.take();
+    buffer[0] = channel;
+    data.copy(buffer, 1);
+    ws.send(buffer.subarray(0, 1 + data.length), {binary: true}, (err) => {
+      MESSAGE_BUFFERS.give(buffer);
+      callback?.(err ?? null);
+    });
   };
+  // Output waits for ws only past the relay allowance (one message in flight at a time stalls a
+  // pipe of output at every message); an error after that shows as the connection's close.
   const writer = (channel: number) =>
     new Writable({
       write(chunk: Buffer, _encoding, callback) {
-        send(channel, chunk, (err) => callback(err && ws.readyState === ws.OPEN ? err : null));
+        const early = ws.bufferedAmount <= RELAY_LIMIT;
+        send(channel, chunk, (err) => {
+          if (!early) callback(err && ws.readyState === ws.OPEN ? err : null);
+        });
+        if (early) callback();
       },
     });
   const stdin = options.stdin ? new PassThrough() : null;

@@ -151,13 +151,17 @@ export class SpdyEncoder {
     return Buffer.concat([this.dataHeader(streamId, data.length, fin), data]);
   }
 
-  /** The 8 bytes before a DATA frame's payload (so that a large payload is written without a copy). */
+  /** The 8 bytes before a DATA frame's payload. */
   dataHeader(streamId: number, length: number, fin = false): Buffer {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(streamId & 0x7fffffff, 0);
-    head.writeUInt32BE(length, 4);
-    head[4] = fin ? FLAG_FIN : 0;
-    return head;
+    return this.writeDataHeader(Buffer.alloc(8), streamId, length, fin);
+  }
+
+  /** Writes a DATA frame's header into the first 8 bytes of `into` (which then takes the payload). */
+  writeDataHeader(into: Buffer, streamId: number, length: number, fin = false): Buffer {
+    into.writeUInt32BE(streamId & 0x7fffffff, 0);
+    into.writeUInt32BE(length, 4);
+    into[4] = fin ? FLAG_FIN : 0;
+    return into;
   }
 
   synStream(streamId: number, headers: SpdyHeaders, options: {fin?: boolean; associatedId?: number; priority?: number} = {}): Buffer {

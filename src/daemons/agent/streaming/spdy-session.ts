@@ -11,11 +11,17 @@
  */
 import {EventEmitter} from 'node:events';
 import {Duplex} from 'node:stream';
-import {overRelayLimit} from '../../shared/serving/relay.js';
+import {BufferPool, RELAY_LIMIT, overRelayLimit} from '../../shared/serving/relay.js';
 import {RstStatus, SpdyDecoder, SpdyEncoder, type SpdyFrame, type SpdyHeaders} from './spdy-frames.js';
 
 /** Largest DATA frame written (spdystream reads frames of any size up to 16 MiB). */
 const MAX_DATA_FRAME = 64 * 1024;
+/**
+ * DATA frames are assembled (header, then payload) in reused buffers, each taken back once the
+ * transport has written it: a new buffer per frame would be 64 KiB of fresh ArrayBuffer each time,
+ * which keeps V8 collecting (see ../../shared/serving/relay.ts).
+ */
+const FRAME_BUFFERS = new BufferPool(8 + MAX_DATA_FRAME, (2 * RELAY_LIMIT) / MAX_DATA_FRAME);
 /** How long a closed connection waits for the client to hang up before the socket is destroyed. */
 const CLOSE_GRACE_MS = 10_000;
 
@@ -36,12 +42,15 @@ export class SpdyStream extends Duplex {
   _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (!this.session.open) return callback(new Error('SPDY connection closed'));
     if (chunk.length === 0) return callback();
-    const parts: Buffer[] = [];
+    const frames: {buffer: Buffer; length: number}[] = [];
     for (let at = 0; at < chunk.length; at += MAX_DATA_FRAME) {
       const payload = chunk.subarray(at, at + MAX_DATA_FRAME);
-      parts.push(this.session.encoder.dataHeader(this.id, payload.length), payload);
+      const buffer = FRAME_BUFFERS.take();
+      this.session.encoder.writeDataHeader(buffer, this.id, payload.length);
+      payload.copy(buffer, 8);
+      frames.push({buffer, length: 8 + payload.length});
     }
-    this.session.sendParts(parts, callback);
+    this.session.sendFrames(frames, callback);
   }
 
   _final(callback: (error?: Error | null) => void): void {
@@ -117,12 +126,14 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> {
     else this.socket.once('drain', () => done());
   }
 
-  /** Writes several buffers as one burst (headers and payloads, without copying the payloads). */
-  sendParts(parts: Buffer[], done: (error?: Error | null) => void): void {
+  /**
+   * Writes DATA frames assembled in FRAME_BUFFERS (one write each: a WebSocket tunnel makes each
+   * write a message); each buffer goes back once written. A producer waits only past the relay allowance.
+   */
+  sendFrames(frames: {buffer: Buffer; length: number}[], done: (error?: Error | null) => void): void {
     if (!this.open) return done(new Error('SPDY connection closed'));
     this.touch();
-    // One write (a WebSocket tunnel makes each write a message), and a producer waits only past the relay allowance.
-    this.socket.write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+    for (const {buffer, length} of frames) this.socket.write(buffer.subarray(0, length), () => FRAME_BUFFERS.give(buffer));
     if (!overRelayLimit(this.socket)) done();
     else this.socket.once('drain', () => done());
   }

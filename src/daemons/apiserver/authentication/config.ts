@@ -14,6 +14,7 @@ import {RequestHeaderAuthenticator, type RequestHeaderOptions} from '../../share
 import {BootstrapTokenAuthenticator} from './bootstrap-token.js';
 import type {ObjectGetter} from './serviceaccount/authenticator.js';
 import {OidcAuthenticator, type OidcOptions} from './oidc.js';
+import {ReloadingJwtAuthenticators} from './authentication-config-loader.js';
 import {audienceAgnostic, CachedTokenAuthenticator, staticTokens, TOKEN_SUCCESS_CACHE_TTL_MS, TokenUnion, type TokenAuthenticator} from '../../shared/authentication/token-authenticator.js';
 import {createServiceAccountTokens, type ServiceAccountOptions, type ServiceAccountSetup} from './serviceaccount/setup.js';
 
@@ -33,6 +34,8 @@ export interface AuthenticationOptions {
   tokenCacheTtlMs?: number;
   /** `--oidc-*` (caFile read here). */
   oidc?: Omit<OidcOptions, 'caPem' | 'now'> & {caFile?: string};
+  /** `--authentication-config` (its JWT issuers replace `--oidc-*`; its anonymous section `--anonymous-auth`). */
+  authenticationConfig?: {file: string; log: (message: string) => void; anonymousAuthSet?: boolean};
   /** `--authentication-token-webhook-*`. */
   tokenWebhook?: {configFile: string; version: string; cacheTtlMs: number; timeoutMs?: number};
   /** Service account tokens (the API server; the agent has none). */
@@ -52,6 +55,8 @@ export interface AuthenticationSetup {
   tokenUnion: TokenAuthenticator;
   serviceAccounts?: ServiceAccountSetup;
   apiAudiences: string[];
+  /** `--authentication-config`'s JWT authenticators (the server starts their reload). */
+  structured?: ReloadingJwtAuthenticators;
 }
 
 export async function createAuthentication(options: AuthenticationOptions): Promise<AuthenticationSetup> {
@@ -88,12 +93,28 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
     }, apiAudiences));
   }
   if (options.oidc) members.push(await loadOidc(options.oidc, apiAudiences, options.now));
+  let structured: ReloadingJwtAuthenticators | undefined;
+  if (options.authenticationConfig) {
+    structured = await ReloadingJwtAuthenticators.load(options.authenticationConfig.file, options.authenticationConfig.log, options.now);
+    const jwt = structured;
+    // As ID tokens of --oidc-*: the token's audience is the issuer's, good for the server's own.
+    members.push(audienceAgnostic(async (token) => {
+      const result = await jwt.authenticateToken(token);
+      if (!result) return undefined;
+      return 'user' in result ? result.user : result;
+    }, apiAudiences));
+  }
+  const anonymousSection = structured?.initial.anonymous;
+  if (anonymousSection && options.authenticationConfig?.anonymousAuthSet) {
+    throw new Error('--anonymous-auth flag cannot be set when anonymous field is configured in the authentication configuration file (--authentication-config)');
+  }
+  const anonymous = anonymousSection ? (anonymousSection.enabled ? (anonymousSection.paths.length > 0 ? {paths: anonymousSection.paths} : true) : false) : options.anonymousAuth;
   if (options.tokenWebhook) members.push(await loadTokenWebhook(options.tokenWebhook, apiAudiences));
   const union = new TokenUnion(members);
   const tokenUnion = new CachedTokenAuthenticator(union, options.tokenCacheTtlMs ?? TOKEN_SUCCESS_CACHE_TTL_MS);
   return {
     authenticator: new RequestAuthenticator({
-      anonymous: options.anonymousAuth, clientCas, tokens, now: options.now,
+      anonymous, clientCas, tokens, now: options.now,
       tokenUnion, apiAudiences, requestHeader,
     }),
     clientCaPems: clientCas.map((cert) => cert.toString()),
@@ -102,6 +123,7 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
     tokenUnion,
     serviceAccounts,
     apiAudiences,
+    structured,
   };
 }
 

@@ -83,39 +83,58 @@ const DISCOVERY_TIMEOUT_MS = 10_000;
 /** Upstream's clock skew allowance for ID tokens. */
 const LEEWAY_SECONDS = 60;
 
-export class OidcAuthenticator implements TokenAuthenticator {
+/**
+ * An issuer's signing keys: its discovery document (at `discoveryUrl`, by default under the issuer
+ * URL) names the JWKS, which jose fetches and refreshes. Discovery happens on first use; a failure
+ * is forgotten so that the next token tries again.
+ */
+export class IssuerKeys {
   private readonly agent: Agent;
   private keySet?: Promise<ReturnType<typeof createRemoteJWKSet>>;
 
-  constructor(private readonly o: OidcOptions) {
+  constructor(private readonly issuerUrl: string, caPem: string | undefined, private readonly discoveryUrl?: string) {
     // No keep-alive: discovery and key refreshes are rare, and no idle socket outlives the server.
-    this.agent = new Agent({ca: o.caPem});
+    this.agent = new Agent({ca: caPem});
   }
 
-  /** The issuer's key set, from its discovery document; a failure is forgotten so the next token retries. */
-  private keys(): Promise<ReturnType<typeof createRemoteJWKSet>> {
+  get(): Promise<ReturnType<typeof createRemoteJWKSet>> {
     this.keySet ??= (async () => {
-      const url = `${this.o.issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
+      const url = this.discoveryUrl ?? `${this.issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
       const discovery = await fetchJson(url, this.agent, DISCOVERY_TIMEOUT_MS);
-      if (discovery.issuer !== this.o.issuerUrl) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.o.issuerUrl)} got ${JSON.stringify(discovery.issuer)}`);
+      if (discovery.issuer !== this.issuerUrl) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.issuerUrl)} got ${JSON.stringify(discovery.issuer)}`);
       if (typeof discovery.jwks_uri !== 'string' || !discovery.jwks_uri.startsWith('https://')) throw new Error('oidc: the discovery document has no https jwks_uri');
       return createRemoteJWKSet(new URL(discovery.jwks_uri), {agent: this.agent, timeoutDuration: DISCOVERY_TIMEOUT_MS});
     })();
     this.keySet.catch(() => (this.keySet = undefined));
     return this.keySet;
   }
+}
+
+/** Whether a compact JWT names `issuer` as its `iss` (unverified: it only routes the token to its issuer's authenticator). */
+export function issuedBy(token: string, issuer: string): boolean {
+  if (token.split('.').length !== 3) return false;
+  try {
+    return decodeJwt(token).iss === issuer;
+  } catch {
+    return false;
+  }
+}
+
+/** Upstream's clock skew allowance for ID tokens. */
+export const ID_TOKEN_LEEWAY_SECONDS = LEEWAY_SECONDS;
+
+export class OidcAuthenticator implements TokenAuthenticator {
+  private readonly keys: IssuerKeys;
+
+  constructor(private readonly o: OidcOptions) {
+    this.keys = new IssuerKeys(o.issuerUrl, o.caPem);
+  }
 
   async authenticateToken(token: string): Promise<TokenResult | undefined> {
-    if (token.split('.').length !== 3) return undefined;
-    try {
-      if (decodeJwt(token).iss !== this.o.issuerUrl) return undefined; // another issuer's token
-    } catch {
-      return undefined;
-    }
+    if (!issuedBy(token, this.o.issuerUrl)) return undefined; // another issuer's token
     let payload: JWTPayload;
     try {
-      const keys = await this.keys();
-      payload = (await jwtVerify(token, keys, {
+      payload = (await jwtVerify(token, await this.keys.get(), {
         issuer: this.o.issuerUrl,
         audience: this.o.clientId,
         algorithms: this.o.signingAlgs,

@@ -18,7 +18,10 @@ import {endpointSliceController} from './endpointslice.js';
 import {garbageCollectorController} from './garbage-collector.js';
 import {schedulerController} from './scheduler.js';
 import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
+import {resourceQuotaController} from './resourcequota.js';
 import {rootCaPublisherController} from './root-ca-publisher.js';
+import {validatingAdmissionPolicyStatusController} from './validating-admission-policy-status.js';
+import {pvcProtectionController, pvProtectionController} from './storage-protection.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -39,7 +42,11 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   nodeLifecycleController,
   schedulerController,
   clusterRoleAggregationController,
+  resourceQuotaController,
   rootCaPublisherController,
+  validatingAdmissionPolicyStatusController,
+  pvcProtectionController,
+  pvProtectionController,
 ];
 
 /**
@@ -76,6 +83,7 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'concurrent-daemonset-syncs',
   'concurrent-cron-job-syncs',
   'concurrent-ttl-after-finished-syncs',
+  'concurrent-validating-admission-policy-status-syncs',
   'concurrent-endpoint-syncs',
   'endpoint-updates-batch-period',
   'concurrent-service-endpoint-syncs',
@@ -83,4 +91,6 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'endpointslice-updates-batch-period',
   'concurrent-gc-syncs',
   'enable-garbage-collector',
+  'concurrent-resource-quota-syncs',
+  'resource-quota-sync-period',
 ];

@@ -14,8 +14,11 @@ import {anonymousUser, withAuthenticatedGroup, type UserInfo} from './user.js';
 import {ClientCertificateAuthenticator} from './x509.js';
 
 export interface AuthenticatorConfig {
-  /** Accept requests no authenticator identified, as `system:anonymous`. */
-  anonymous: boolean;
+  /**
+   * Accept requests no authenticator identified, as `system:anonymous`: everywhere (true), or only
+   * on the listed paths (`--authentication-config`'s anonymous conditions).
+   */
+  anonymous: boolean | {paths: readonly string[]};
   /** Client CAs (`--client-ca-file` and the generated CA); none: no certificate authentication. */
   clientCas?: X509Certificate[];
   /** Static tokens (`--token-auth-file`), for the synchronous path (the agent). */
@@ -72,8 +75,16 @@ export class RequestAuthenticator {
       errors.push(result?.error ?? 'invalid bearer token');
     }
     if (errors.length > 0) return {error: errors.join('; ')};
-    if (this.config.anonymous) return {user: anonymousUser()};
+    if (this.anonymousAllowed(request)) return {user: anonymousUser()};
     return {};
+  }
+
+  private anonymousAllowed(request: AuthenticationRequest): boolean {
+    const anonymous = this.config.anonymous;
+    if (typeof anonymous === 'boolean') return anonymous;
+    // Upstream compares the request's path, without its query, to each condition's path exactly.
+    const path = (request.url ?? '').split('?')[0];
+    return anonymous.paths.includes(path);
   }
 
   /** The synchronous chain of the local authenticators (certificates, static tokens), for the agent. */
@@ -92,7 +103,7 @@ export class RequestAuthenticator {
     }
 
     if (errors.length > 0) return {error: errors.join('; ')};
-    if (this.config.anonymous) return {user: anonymousUser()};
+    if (this.anonymousAllowed(request)) return {user: anonymousUser()};
     return {};
   }
 }

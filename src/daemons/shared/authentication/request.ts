@@ -11,6 +11,8 @@ export interface AuthenticationRequest {
    * repeats, like `Impersonate-Group`: `headers` joins repeated unknown headers with ", ".
    */
   headersDistinct?: Record<string, string[] | undefined>;
+  /** The request target (path and query), for anonymous access limited to paths. */
+  url?: string;
   /** The connection; a TLS socket carries the client certificate. */
   socket?: unknown;
 }

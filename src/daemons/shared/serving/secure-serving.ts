@@ -8,8 +8,8 @@
 import type {IncomingMessage, ServerResponse} from 'node:http';
 import type {Server as NetServer, Socket} from 'node:net';
 import type {TLSSocket} from 'node:tls';
-import type {TlsOptions} from 'node:tls';
-import {NODE_TLS_VERSION, toOpenSslCipherList} from '../../../options/types.js';
+import {DEFAULT_CIPHERS, type TlsOptions} from 'node:tls';
+import {NODE_TLS_VERSION, defaultServingCiphers, toOpenSslCipherList} from '../../../options/types.js';
 import {deferContinue, oneRequestAtATime} from './http1-requests.js';
 import {applyConnectionTimeouts, tlsHandshakeTimeout, UPSTREAM_CONNECTION_TIMEOUTS, type ConnectionTimeouts} from './connection-timeouts.js';
 
@@ -52,7 +52,7 @@ export async function tlsServingOptions(o: SecureServingOptions, key: string, ce
     cert,
     ...(sni && candidates.length ? {SNICallback: sni.sniCallback(candidates)} : {}),
     ...(o.tlsMinVersion ? {minVersion: o.tlsMinVersion} : {}),
-    ...(o.ciphers ? {ciphers: o.ciphers} : {}),
+    ciphers: o.ciphers ?? defaultServingCiphers(DEFAULT_CIPHERS),
   };
 }
 
