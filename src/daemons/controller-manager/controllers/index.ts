@@ -20,6 +20,8 @@ import {schedulerController} from './scheduler.js';
 import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
 import {resourceQuotaController} from './resourcequota.js';
 import {rootCaPublisherController} from './root-ca-publisher.js';
+import {pvcProtectionController} from './pvc-protection.js';
+import {pvProtectionController} from './pv-protection.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -42,6 +44,8 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   clusterRoleAggregationController,
   resourceQuotaController,
   rootCaPublisherController,
+  pvcProtectionController,
+  pvProtectionController,
 ];
 
 /**
