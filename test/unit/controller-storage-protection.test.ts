@@ -21,6 +21,7 @@ import {
   pvcProtectionController,
   type Pod,
 } from '../../src/daemons/controller-manager/controllers/pvc-protection.js';
+import {clientListWatcher} from '../../src/client/informers/index.js';
 import {CONTROLLERS, selectControllers} from '../../src/daemons/controller-manager/controllers/index.js';
 import {eventually, pause, pollUntil, useControllerHarness} from '../helpers/controller-harness.js';
 
@@ -180,6 +181,31 @@ describe('the controllers against the REST API', () => {
 
     await h.client.request({method: 'DELETE', path: `${podsPath}/user`, query: {gracePeriodSeconds: '0'}});
     await eventually(async () => (await read(`${claimsPath}/data`)) === undefined || undefined, 5000, 'the claim removed once its pod is gone');
+  });
+
+  it('asks the API server before letting a claim go: a pod the cache does not show yet keeps it', async () => {
+    // A pod watch 1 s behind the store: the pod below is in no cache when its claim is deleted.
+    await h.replaceListWatcher((_ref, path) => {
+      const inner = clientListWatcher(h.client, path);
+      if (!path.endsWith('/pods')) return inner;
+      return {
+        list: (options) => inner.list(options),
+        watch(options, onEvent, onEnd) {
+          let closed = false;
+          const handle = inner.watch(options, (event) => void setTimeout(() => !closed && onEvent(event), 1000), onEnd);
+          return {close: () => ((closed = true), handle.close())};
+        },
+      };
+    });
+    await create(claimsPath, pvcBody('fresh', [pvcProtectionFinalizer()]));
+    await h.start(pvcProtectionController);
+    await h.factory.waitForCacheSync();
+    await create(podsPath, {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'new-user'}, spec: {nodeName: 'node-1', containers: [{name: 'c', image: 'busybox'}], volumes: [pvcVolume('fresh')]}});
+    await h.client.request({method: 'DELETE', path: `${claimsPath}/fresh`});
+    await pause(500);
+    const kept = await read<Meta>(`${claimsPath}/fresh`);
+    expect(kept?.metadata.deletionTimestamp).toBeDefined();
+    expect(kept?.metadata.finalizers).toEqual([pvcProtectionFinalizer()]);
   });
 
   it('lets an unused claim go at once and keeps the other finalizers', async () => {
