@@ -59,8 +59,8 @@ export interface WriteContext {
   operationOptions?: JsonObject;
   /** Admission's warnings for the response's Warning header. */
   addWarning?(text: string): void;
-  /** Admission's annotations for the request's audit event. */
-  addAuditAnnotation?(key: string, value: string): void;
+  /** Admission's annotations for the request's audit event (recorded at `level` or above). */
+  addAuditAnnotation?(key: string, value: string, level?: 'Metadata' | 'Request' | 'RequestResponse'): void;
 }
 
 /** The attributes admission sees for a write made with `ctx` (upstream's admission.NewAttributesRecord). */

@@ -22,6 +22,7 @@ import {resourceQuotaController} from './resourcequota.js';
 import {rootCaPublisherController} from './root-ca-publisher.js';
 import {pvcProtectionController} from './pvc-protection.js';
 import {pvProtectionController} from './pv-protection.js';
+import {validatingAdmissionPolicyStatusController} from './validating-admission-policy-status.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -46,6 +47,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   rootCaPublisherController,
   pvcProtectionController,
   pvProtectionController,
+  validatingAdmissionPolicyStatusController,
 ];
 
 /**
@@ -82,6 +84,7 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'concurrent-daemonset-syncs',
   'concurrent-cron-job-syncs',
   'concurrent-ttl-after-finished-syncs',
+  'concurrent-validating-admission-policy-status-syncs',
   'concurrent-endpoint-syncs',
   'endpoint-updates-batch-period',
   'concurrent-service-endpoint-syncs',
