@@ -10,6 +10,7 @@ import {names} from '../../src/api/names.js';
 import {pvcProtectionFinalizer, pvProtectionFinalizer} from '../../src/api/storage-protection.js';
 import {bootstrapClusterRoleBindings, bootstrapClusterRoles} from '../../src/daemons/apiserver/authorization/bootstrap-policy.js';
 import {RbacAuthorizer, RbacPolicyIndex} from '../../src/daemons/apiserver/authorization/rbac.js';
+import {LivePodLists} from '../../src/daemons/controller-manager/controllers/pvc-live-pods.js';
 import {changedFinalizers} from '../../src/daemons/controller-manager/controllers/protection-finalizer.js';
 import {pvFinalizerChange, pvProtectionController} from '../../src/daemons/controller-manager/controllers/pv-protection.js';
 import {
@@ -124,6 +125,48 @@ describe('finalizer decisions', () => {
   });
 });
 
+describe('live pod lists shared between claims', () => {
+  const lists = () => {
+    const taken: string[] = [];
+    let fail = false;
+    const live = new LivePodLists<string>(async (namespace) => {
+      taken.push(namespace);
+      if (fail) throw new Error('list failed');
+      return [`${namespace}-pod-${taken.length}`];
+    });
+    return {live, taken, failNext: (v: boolean) => (fail = v)};
+  };
+
+  it('answers every claim seen before the list from one list per namespace', async () => {
+    const {live, taken} = lists();
+    live.observed('a/one');
+    live.observed('a/two');
+    live.observed('b/one');
+    expect(await live.pods('a', 'a/one')).toEqual(['a-pod-1']);
+    expect(await live.pods('a', 'a/two')).toEqual(['a-pod-1']);
+    expect(await live.pods('b', 'b/one')).toEqual(['b-pod-2']);
+    expect(taken).toEqual(['a', 'b']);
+  });
+
+  it('lists again for a claim seen after the list, after a pod change, after a failure and after clear', async () => {
+    const {live, failNext} = lists();
+    live.observed('a/one');
+    await live.pods('a', 'a/one');
+    live.observed('a/late');
+    expect(await live.pods('a', 'a/late')).toEqual(['a-pod-2']);
+    live.podsChanged('a');
+    expect(await live.pods('a', 'a/one')).toEqual(['a-pod-3']);
+    failNext(true);
+    await expect(live.pods('b', 'b/x')).rejects.toThrow('list failed');
+    failNext(false);
+    expect(await live.pods('b', 'b/x')).toEqual(['b-pod-5']);
+    live.clear();
+    expect(await live.pods('a', 'a/one')).toEqual(['a-pod-6']);
+    // A claim never seen (queued by a pod event only) gets a fresh list.
+    expect(await live.pods('a', 'a/unknown')).toEqual(['a-pod-7']);
+  });
+});
+
 describe('registration', () => {
   it('runs both controllers by default under upstream\'s --controllers names', () => {
     const selected = selectControllers(['*']).map((c) => c.name);
@@ -206,6 +249,31 @@ describe('the controllers against the REST API', () => {
     const kept = await read<Meta>(`${claimsPath}/fresh`);
     expect(kept?.metadata.deletionTimestamp).toBeDefined();
     expect(kept?.metadata.finalizers).toEqual([pvcProtectionFinalizer()]);
+  });
+
+  it('deletes many unused claims of a namespace with far fewer live pod lists than claims', async () => {
+    const count = 30;
+    for (let i = 0; i < count; i++) await create(claimsPath, pvcBody(`bulk-${i}`, [pvcProtectionFinalizer()]));
+    // The controller's client counts its live lists of pods.
+    let podLists = 0;
+    const ctx = h.context();
+    const client = Object.create(ctx.client) as typeof ctx.client;
+    client.get = ((path: string, ...rest: never[]) => {
+      if (path === podsPath) podLists++;
+      return (ctx.client.get as (...args: unknown[]) => Promise<unknown>)(path, ...rest);
+    }) as typeof client.get;
+    const running = await pvcProtectionController.start({...ctx, client}, h.signal);
+    h.onTeardown(async () => {
+      h.abort();
+      await running.done;
+    });
+    h.factory.start();
+    await h.factory.waitForCacheSync();
+    await h.client.request({method: 'DELETE', path: claimsPath});
+    const left = await pollUntil(async () => (await h.client.get<{items: unknown[]}>(claimsPath)).items.length, (n) => n === 0, 10_000);
+    expect(left).toBe(0);
+    expect(podLists).toBeGreaterThan(0);
+    expect(podLists).toBeLessThan(count / 2);
   });
 
   it('lets an unused claim go at once and keeps the other finalizers', async () => {

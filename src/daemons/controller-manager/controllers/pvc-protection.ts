@@ -12,6 +12,7 @@
  */
 import {deletedObject, RateLimitingQueue, type ApiObject, type ObjectMeta, type ResourceRef} from '../../../client/informers/index.js';
 import {isDeletionCandidate, needsFinalizer, pvcProtectionFinalizer} from '../../../api/storage-protection.js';
+import {LivePodLists} from './pvc-live-pods.js';
 import {patchFinalizer, type FinalizerChange, type ProtectedObject} from './protection-finalizer.js';
 import {runQueueWorkers} from './queue-workers.js';
 import type {ControllerContext, ControllerDescriptor, RunningController} from './types.js';
@@ -105,17 +106,29 @@ function start(ctx: ControllerContext, signal: AbortSignal): RunningController {
   });
   const claimKey = (claim: PersistentVolumeClaim) => `${claim.metadata?.namespace ?? ''}/${claim.metadata?.name ?? ''}`;
 
+  const livePods = new LivePodLists<Pod>(async (namespace) => {
+    const list = await ctx.client.get<{items?: Pod[]}>(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`);
+    return list.items ?? [];
+  });
+
   // Only claims with something to do are queued (upstream's pvcAddedUpdated).
   const onClaim = (claim: PersistentVolumeClaim) => {
     const finalizer = pvcProtectionFinalizer();
-    if (needsFinalizer(claim, finalizer) || isDeletionCandidate(claim, finalizer)) queue.add(claimKey(claim));
+    if (!needsFinalizer(claim, finalizer) && !isDeletionCandidate(claim, finalizer)) return;
+    livePods.observed(claimKey(claim));
+    queue.add(claimKey(claim));
   };
   const enqueueClaimsOf = (pod: Pod, deleted: boolean) => {
     if (!podEventMayReleaseClaims(pod, deleted)) return;
+    livePods.podsChanged(pod.metadata?.namespace ?? '');
     for (const claim of claimNamesOf(pod)) queue.add(`${pod.metadata?.namespace ?? ''}/${claim}`);
   };
   const registrations = [
-    claims.addEventHandler({onAdd: onClaim, onUpdate: (_, claim) => onClaim(claim)}),
+    claims.addEventHandler({
+      onAdd: onClaim,
+      onUpdate: (_, claim) => onClaim(claim),
+      onDelete: (claim) => livePods.forget(claimKey(deletedObject(claim))),
+    }),
     pods.addEventHandler({
       onAdd: (pod) => enqueueClaimsOf(pod, false),
       onUpdate: (old, pod) => {
@@ -132,14 +145,21 @@ function start(ctx: ControllerContext, signal: AbortSignal): RunningController {
   const isInUse = async (claim: PersistentVolumeClaim): Promise<boolean> => {
     const key = claimKey(claim);
     if (pods.indexer.byIndex(POD_PVC_INDEX, key).some((pod) => podUsesClaim(pod, claim))) return true;
-    const namespace = encodeURIComponent(claim.metadata?.namespace ?? '');
-    const live = await ctx.client.get<{items?: Pod[]}>(`/api/v1/namespaces/${namespace}/pods`);
-    const user = (live.items ?? []).find((pod) => podUsesClaim(pod, claim));
+    const user = (await livePods.pods(claim.metadata?.namespace ?? '', key)).find((pod) => podUsesClaim(pod, claim));
     if (user) ctx.logger.v(2).info('Pod uses PVC', 'pod', `${claim.metadata?.namespace}/${user.metadata?.name}`, 'PVC', key);
     return user !== undefined;
   };
 
   const sync = async (key: string): Promise<void> => {
+    try {
+      await syncClaim(key);
+    } finally {
+      // The backlog is done: later claims get fresh lists.
+      if (queue.len() === 0) livePods.clear();
+    }
+  };
+
+  const syncClaim = async (key: string): Promise<void> => {
     const claim = claims.indexer.getByKey(key);
     if (!claim) return;
     // Whether it is used matters only to a claim being deleted (and costs a live list at worst).
