@@ -46,6 +46,7 @@ function context(configuration?: JsonObject): AdmissionPluginContext {
     watch: storeWatch(store, '/registry', (e) => logs.push(e.message)),
     clock: {now: () => Date.now()} as AdmissionPluginContext['clock'],
     serverOptions: {},
+    resourcesForKind: () => [],
     log: (message, ...kv) => logs.push(`${message} ${kv.join(' ')}`),
   };
 }

@@ -336,6 +336,7 @@ export class ApiServer {
       watch: storeWatch(this.storage!.store, this.config.keyPrefix, (error) => log.v(2).info('Admission watch error', 'err', error)),
       resources: () => api.registry.all(),
       serverOptions: a.serverOptions, log: (message, ...kv) => log.info(message, ...kv), warn: (message) => log.warning(message),
+      resourcesForKind: (group, version, kind) => api.registry.all().filter((r) => r.group === group && r.version === version && r.kind === kind),
     });
     log.info('Admission plugins', 'plugins', chain.plugins.map((p) => p.name).join(','));
     return chain;

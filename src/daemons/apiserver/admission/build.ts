@@ -25,6 +25,8 @@ export interface AdmissionBuildOptions {
   /** The resources served now (custom resources included), for plugins that match equivalent versions. */
   resources?(): readonly ResourceInfo[];
   serverOptions?: Readonly<Record<string, unknown>>;
+  /** Upstream's RESTMapper: the served resources of a kind (none when not given). */
+  resourcesForKind?: AdmissionPluginContext['resourcesForKind'];
   log(message: string, ...keysAndValues: unknown[]): void;
   warn(message: string): void;
 }
@@ -51,6 +53,7 @@ export async function buildAdmissionChain(options: AdmissionBuildOptions): Promi
         clock: options.clock,
         resources: options.resources,
         serverOptions: options.serverOptions ?? {},
+        resourcesForKind: options.resourcesForKind ?? (() => []),
         log: (message, ...kv) => options.log(message, 'plugin', name, ...kv),
       }));
     } catch (error) {

@@ -114,6 +114,8 @@ export interface AdmissionPluginContext {
   clock: Clock;
   /** The server's options a plugin reads (its option table names, camelCased), e.g. `defaultNotReadyTolerationSeconds`. */
   serverOptions: Readonly<Record<string, unknown>>;
+  /** The served resources of a kind in a group version (upstream's RESTMapper.RESTMappings), e.g. for owner references. */
+  resourcesForKind(group: string, version: string, kind: string): ResourceInfo[];
   log(message: string, ...keysAndValues: unknown[]): void;
   /** Every resource the server serves now (built-ins and custom resources), for matchPolicy Equivalent; the built-ins without it. */
   resources?(): readonly ResourceInfo[];

@@ -23,6 +23,11 @@ import {CertificateSigning} from './plugins/certificate-signing.js';
 import {CertificateSubjectRestriction} from './plugins/certificate-subject-restriction.js';
 import {ClusterTrustBundleAttest} from './plugins/cluster-trust-bundle-attest.js';
 import {createAdmissionWebhookPlugin} from './plugins/webhook/plugin.js';
+import {OwnerReferencesPermissionEnforcement} from './plugins/owner-references-permission-enforcement.js';
+import {PodTopologyLabels} from './plugins/pod-topology-labels.js';
+import {PodResizeValidator} from './plugins/pod-resize-validator.js';
+import {NodeDeclaredFeatureValidator} from './plugins/node-declared-feature-validator.js';
+import {PodGroupProtection} from './plugins/pod-group-protection.js';
 import {createEventRateLimit} from './plugins/event-rate-limit.js';
 import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
 import {createPodSecurity} from './plugins/pod-security/index.js';
@@ -47,6 +52,11 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   ClusterTrustBundleAttest: () => new ClusterTrustBundleAttest(),
   MutatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, true),
   ValidatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, false),
+  OwnerReferencesPermissionEnforcement: (context) => new OwnerReferencesPermissionEnforcement(context.resourcesForKind),
+  PodTopologyLabels: (context) => new PodTopologyLabels(context.objects),
+  PodResizeValidator: (context) => new PodResizeValidator(context.objects),
+  NodeDeclaredFeatureValidator: () => new NodeDeclaredFeatureValidator(),
+  PodGroupProtection: () => new PodGroupProtection(),
   EventRateLimit: createEventRateLimit,
   ResourceQuota: createResourceQuotaAdmission,
   PodSecurity: createPodSecurity,

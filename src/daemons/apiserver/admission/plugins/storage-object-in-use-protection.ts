@@ -6,7 +6,8 @@
 import {pvcProtectionFinalizer, pvProtectionFinalizer} from '../../../../api/storage-protection.js';
 import type {JsonObject} from '../../../../patch/types.js';
 import {finalizersOf, metadataOf} from '../../rest/objects.js';
-import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
+import {operations} from '../matching.js';
 
 /** Adds the finalizer unless it is there. */
 export function withFinalizer(object: JsonObject, finalizer: string): void {
@@ -17,9 +18,7 @@ export function withFinalizer(object: JsonObject, finalizer: string): void {
 export class StorageObjectInUseProtection implements AdmissionPlugin {
   readonly name = 'StorageObjectInUseProtection';
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE';
-  }
+  readonly handles = operations('CREATE');
 
   admit(attributes: AdmissionAttributes): void {
     const {resource, object} = attributes;
