@@ -38,6 +38,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
   'encryption-provider-config',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
+  // Read by the DefaultTolerationSeconds admission plugin through the admission server options.
+  'default-not-ready-toleration-seconds', 'default-unreachable-toleration-seconds',
   'audit-policy-file', 'audit-log-path', 'audit-log-format', 'audit-log-mode', 'audit-log-version',
   'audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize', 'audit-log-compress',
   'audit-log-batch-buffer-size', 'audit-log-batch-max-size', 'audit-log-batch-max-wait',
