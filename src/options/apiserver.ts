@@ -583,7 +583,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'service-account-signing-endpoint', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Socket of an external signer for service account tokens.', section: AUTHN, implemented: false,
+    help: 'Socket of an external signer for service account tokens.', section: AUTHN, implemented: true,
   },
   {
     name: 'service-account-lookup', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
