@@ -275,3 +275,30 @@ describe('resource lists', () => {
     expect(formatResourceList(list)).toEqual({cpu: '1500m', memory: '1Gi'});
   });
 });
+
+describe('ResourceQuota admission without quotas in the namespace', () => {
+  const pod = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'p', namespace: 'free'}, spec: {containers: [{name: 'c', image: 'x'}]}} as JsonObject;
+  const attributes = (namespace: string) => ({
+    operation: 'CREATE' as const, resource: {group: '', version: 'v1', kind: 'Pod', plural: 'pods', singular: 'pod', namespaced: true, verbs: [], subresources: [], storagePrefix: 'pods'},
+    subresource: '', namespace, name: 'p', object: pod, user: {name: 'u', groups: []}, dryRun: false,
+  });
+
+  it('reads no quota where its watch says the namespace has none, and reads them where it has', async () => {
+    let handlers: {apply(o: JsonObject): void; remove(o: JsonObject): void} | undefined;
+    const watch = {synced: false, stop() {}};
+    const reads: string[] = [];
+    const access: QuotaAccess = {list: async (namespace) => (reads.push(namespace), []), updateStatus: async (q) => q};
+    const plugin = new ResourceQuotaAdmission({clock: systemClock, watch: (_g, _r, h) => ((handlers = h), watch)}, access);
+    await plugin.validate(attributes('free'));
+    expect(reads).toEqual(['free']); // not synced yet: read as before
+    watch.synced = true;
+    handlers!.apply({metadata: {namespace: 'limited', name: 'q'}});
+    await plugin.validate(attributes('free'));
+    await plugin.validate(attributes('limited'));
+    expect(reads).toEqual(['free', 'limited']);
+    handlers!.remove({metadata: {namespace: 'limited', name: 'q'}});
+    await plugin.validate(attributes('limited'));
+    expect(reads).toEqual(['free', 'limited']);
+    plugin.close();
+  });
+});

@@ -41,9 +41,41 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   private readonly queue: QuotaChargeQueue;
   private readonly ignored = ignoredResources();
 
-  constructor(context: Pick<AdmissionPluginContext, 'configuration' | 'configurationSource' | 'clock'>, access: QuotaAccess) {
+  /**
+   * Which namespaces have quotas, kept by a watch (upstream's quota lister): a write in a namespace
+   * without one needs no quota read at all. Quotas themselves are still read live before charging.
+   */
+  private readonly withQuotas = new Map<string, Set<string>>();
+  private readonly quotaWatch?: ReturnType<NonNullable<AdmissionPluginContext['watch']>>;
+  private readonly limitsResources: boolean;
+
+  constructor(context: Pick<AdmissionPluginContext, 'configuration' | 'configurationSource' | 'clock' | 'watch'>, access: QuotaAccess) {
     const configuration = parseResourceQuotaConfiguration(context.configuration, context.configurationSource);
     this.queue = new QuotaChargeQueue(access, configuration.limitedResources, context.clock);
+    this.limitsResources = configuration.limitedResources.length > 0;
+    const key = (o: {metadata?: unknown}) => {
+      const m = (o.metadata ?? {}) as {namespace?: string; name?: string};
+      return [m.namespace ?? '', m.name ?? ''] as const;
+    };
+    this.quotaWatch = context.watch?.('', 'resourcequotas', {
+      apply: (o) => {
+        const [namespace, name] = key(o);
+        let names = this.withQuotas.get(namespace);
+        if (!names) this.withQuotas.set(namespace, (names = new Set()));
+        names.add(name);
+      },
+      remove: (o) => {
+        const [namespace, name] = key(o);
+        const names = this.withQuotas.get(namespace);
+        names?.delete(name);
+        if (names?.size === 0) this.withQuotas.delete(namespace);
+      },
+    });
+  }
+
+  /** No quota can apply: the watch is in step and the namespace has none (and no resource is limited without one). */
+  private quotaFree(namespace: string): boolean {
+    return Boolean(this.quotaWatch?.synced) && !this.limitsResources && !this.withQuotas.has(namespace);
   }
 
   handles(operation: AdmissionAttributes['operation']): boolean {
@@ -55,6 +87,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
     if (attributes.subresource !== '' || !attributes.namespace || !resource.namespaced) return;
     if (resource.group === '' && resource.kind === 'Namespace') return;
     if (this.ignored.has(`${resource.group}/${resource.plural}`)) return;
+    if (this.quotaFree(attributes.namespace)) return;
     const evaluator = evaluatorFor(resource.group, resource.plural);
     if (!evaluator.handles(attributes.operation, attributes.subresource, attributes.object, attributes.oldObject)) return;
     await this.queue.evaluate(
@@ -75,6 +108,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
 
   close(): void {
     this.queue.close();
+    this.quotaWatch?.stop();
   }
 }
 
