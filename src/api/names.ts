@@ -132,6 +132,13 @@ export interface NameSet {
     /** The claim prefix of legacy service account tokens (`<labelDomain>/serviceaccount/`). */
     serviceAccountClaimPrefix: string;
   };
+  /** `orch fleet` (simulated nodes). */
+  fleet: {
+    /** Label on every simulated node, valued with the fleet's name: its node watch selects by it. */
+    nodeLabel: string;
+    /** Annotation a user sets on a simulated node to change its health (NotReady, Silent; absent: Ready). */
+    nodeState: string;
+  };
   secretTypes: {serviceAccountToken: string; bootstrapToken: string; dockerConfigJson: string; tls: string};
   signers: {apiserverClient: string; apiserverClientKubelet: string; kubeletServing: string; legacyUnknown: string};
   /** The protobuf media type the server answers in (`application/vnd.orch.protobuf`). */
@@ -250,6 +257,10 @@ function build(id: NameSetId): NameSet {
       // Both sets use upstream's key: client-go's watch-list reflector waits for exactly this one.
       initialEventsEnd: 'k8s.io/initial-events-end',
       serviceAccountClaimPrefix: `${labelDomain}/serviceaccount/`,
+    },
+    fleet: {
+      nodeLabel: `fleet.${labelDomain}/name`,
+      nodeState: `fleet.${labelDomain}/state`,
     },
     secretTypes: {
       serviceAccountToken: `${labelDomain}/service-account-token`,
