@@ -111,7 +111,9 @@ describe('orch fleet: simulated nodes against the API server', () => {
     expect(readyOf(node)).toMatchObject({status: 'True', reason: 'AgentReady'});
     expect(node.status.conditions.map((c: any) => c.type)).toEqual(['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready']);
 
-    const lease = (await server.client.get(leasePath('sim-7'))).body;
+    const leaseResponse = await server.client.get(leasePath('sim-7'));
+    expect(leaseResponse.status).toBe(200);
+    const lease = leaseResponse.body;
     expect(lease.spec).toMatchObject({holderIdentity: 'sim-7', leaseDurationSeconds: LEASE_SECONDS});
     expect(lease.metadata.ownerReferences).toEqual([{apiVersion: 'v1', kind: 'Node', name: 'sim-7', uid: node.metadata.uid}]);
   });
@@ -151,7 +153,7 @@ describe('orch fleet: simulated nodes against the API server', () => {
     expect(a.status.hostIP).toBe('10.0.0.4');
     expect(c.status.hostIP).toBe('10.0.0.41');
     // Distinct pod IPs from the node's own range.
-    expect(a.status.podIP).toMatch(/^10\.128\.0\.\d+$/);
+    expect(a.status.podIP).toMatch(/^10\.128\.3\.\d+$/);
     expect(new Set([a.status.podIP, b.status.podIP]).size).toBe(2);
     expect(c.status.podIPs).toEqual([{ip: c.status.podIP}]);
   });

@@ -210,6 +210,9 @@ export class Fleet {
       node.conditions = existing.status?.conditions;
       node.health = requestedHealth(existing.metadata.annotations);
     }
+    // The first Lease right away (as the agent's lease controller starts at registration), so a
+    // node counts as healthy from the start; the renewals then follow at the node's own offset.
+    if (node.health !== 'Silent') await node.lease.sync();
     this.counts.registered++;
     const settings = this.options.settings;
     if (node.health !== 'Silent') this.startLease(node, spreadOffset(node.index, settings.nodes, this.renewIntervalMs));
