@@ -331,7 +331,13 @@ export class Fleet {
     const node = this.nodes[nodeIndex(this.options.settings, pod.spec!.nodeName!)!]!;
     const patch = podStatus(pod, action.phase, { now: this.clock.now(), hostIP: nodeIP(node.index), podIP: podIP(node.index, node.podSequence) });
     if (!pod.status?.podIP) node.podSequence++;
-    await this.options.client.patch(`${podPath(pod)}/status`, 'application/merge-patch+json', patch, undefined, { resource: 'pods', name: pod.metadata.name });
+    try {
+      await this.options.client.patch(`${podPath(pod)}/status`, 'application/merge-patch+json', patch, undefined, { resource: 'pods', name: pod.metadata.name });
+    } catch (error) {
+      // Deleted meanwhile: its DELETED event is on the way, nothing to run.
+      if (isNotFound(error)) return;
+      throw error;
+    }
     if (action.phase === 'Running') this.counts.podsRunning++;
     else this.counts.podsFailed++;
   }
