@@ -18,7 +18,13 @@
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch,validation,apply,rbac,token,audit,encryption: a subset, e.g. to profile one case).
+// (get,list,patch,validation,apply,rbac,token,audit,encryption,admission: a subset, e.g. to profile one case).
+// - Admission (case `admission`): pod creates per second with the default admission plugins, and with
+//   the default set plus one validating webhook (a small HTTPS server on loopback allowing everything)
+//   and one ValidatingAdmissionPolicy with its binding, as ratios to a server run with
+//   `--admission-control=` (no plugin) in the same run. Targets: default set >= 0.85x, webhook and
+//   policy >= 0.5x. The webhook and policy part runs once the server has both plugins built (its
+//   start log names the plugins in effect); until then its row says it was skipped.
 // - Server-side apply (PATCH application/apply-patch+yaml) of pods: applies that create a pod, and
 //   applies that change a label of each client's own pod, both against POST (create) of the same pod
 //   in the same run: the cost of merging, field sets and conflict checks over a plain create.
@@ -38,7 +44,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token,audit,encryption').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token,audit,encryption,admission').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -105,6 +111,7 @@ async function main() {
       if (CASES.has('rbac')) results.push(...(await benchRbac(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('audit')) results.push(...(await benchAudit(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('encryption')) results.push(...(await benchEncryption(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('admission')) results.push(...(await benchAdmission(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
   } finally {
     await etcd?.stop();
@@ -518,6 +525,95 @@ async function benchEncryption(engine, etcdEndpoint) {
     await on.stop();
     await off.stop();
   }
+}
+
+/**
+ * Admission (case `admission`): pod creates with the default plugin set, and with the default set plus
+ * a validating webhook and a ValidatingAdmissionPolicy, against `--admission-control=` (no plugin).
+ */
+async function benchAdmission(engine, etcdEndpoint) {
+  const none = await startOrch(engine, etcdEndpoint, {}, ['--admission-control=']);
+  // ADMISSION_ARGS: extra options of the default-set server (e.g. `--disable-admission-plugins ResourceQuota`, to see one plugin's cost).
+  const defaults = await startOrch(engine, etcdEndpoint, {}, (process.env.ADMISSION_ARGS ?? '').split(' ').filter(Boolean));
+  const hooked = await startOrch(engine, etcdEndpoint);
+  const webhook = await startAllowingWebhook();
+  try {
+    for (const server of [none, defaults, hooked]) {
+      // The ServiceAccount plugin needs the namespace's default account (the controller manager is not running here).
+      const r = await server.orch('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: 'default'}}), 'application/json');
+      if (r.status !== 201 && r.status !== 409) throw new Error(`service account: ${r.status} ${r.body}`);
+    }
+    const inEffect = (server) => /"Admission plugins" plugins="([^"]*)"/.exec(server.log())?.[1]?.split(',') ?? [];
+    const canHook = ['ValidatingAdmissionWebhook', 'ValidatingAdmissionPolicy'].every((p) => inEffect(hooked).includes(p));
+    if (canHook) await installWebhookAndPolicy(hooked, webhook);
+    let n = 0;
+    const pod = () => JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name: `a-${n++}`, labels: {app: 'bench'}}, spec: {containers: [{name: 'app', image: 'nginx:1.27'}]}});
+    const create = (server) => () => server.orch('POST', PODS, pod(), 'application/json');
+    const calls = [withCpu(none, create(none)), withCpu(defaults, create(defaults)), ...(canHook ? [withCpu(hooked, create(hooked))] : [])];
+    const [createNone, createDefaults, createHooked] = await interleaved(...calls);
+    // The servers' CPU time per create (Linux /proc), steadier than rates on a shared machine: cost with plugins / without.
+    const cpuRow = (name, a, b) => ({engine, name, rps: a.cpuPerRequest, ratio: a.cpuPerRequest / b.cpuPerRequest, against: `none ${b.cpuPerRequest.toFixed(0)} CPU-us/req`, note: 'CPU-us per request'});
+    const rows = [row(engine, 'pod create, default plugins', createDefaults, 'no admission plugin', createNone, 0.85)];
+    if (createDefaults.cpuPerRequest) rows.push(cpuRow('create CPU default/none', createDefaults, createNone));
+    if (createHooked) {
+      rows.push(row(engine, 'pod create, webhook+policy', createHooked, 'no admission plugin', createNone, 0.5));
+      if (createHooked.cpuPerRequest) rows.push(cpuRow('create CPU hooked/none', createHooked, createNone));
+    } else rows.push({engine, name: 'pod create, webhook+policy', note: 'skipped: ValidatingAdmissionWebhook or ValidatingAdmissionPolicy not built yet'});
+    return rows;
+  } finally {
+    await Promise.all([none.stop(), defaults.stop(), hooked.stop()]);
+    await new Promise((resolve) => webhook.server.close(resolve));
+    rmSync(webhook.dir, {recursive: true, force: true});
+  }
+}
+
+/** A validating webhook on loopback over TLS (certificate made by openssl for 127.0.0.1) that allows every request. */
+async function startAllowingWebhook() {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-bench-webhook-'));
+  const made = spawn('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {stdio: 'ignore'});
+  const code = await new Promise((resolve) => made.once('exit', resolve));
+  if (code !== 0) throw new Error('openssl could not make the webhook certificate');
+  const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+  let calls = 0;
+  const server = createHttpsServer({cert, key: readFileSync(join(dir, 'key.pem'), 'utf8')}, (req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      calls++;
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({apiVersion: review.apiVersion, kind: 'AdmissionReview', response: {uid: review.request.uid, allowed: true}}));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {server, dir, caBundle: Buffer.from(cert).toString('base64'), url: `https://127.0.0.1:${server.address().port}/validate`, calls: () => calls};
+}
+
+/** The webhook configuration and a policy with its binding, on pod creates; waits until both act. */
+async function installWebhookAndPolicy(server, webhook) {
+  const group = 'admissionregistration.orch.io';
+  const rules = [{apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods']}];
+  const post = async (path, body) => {
+    const r = await server.orch('POST', `/apis/${group}/v1/${path}`, JSON.stringify({apiVersion: `${group}/v1`, ...body}), 'application/json');
+    if (r.status !== 201) throw new Error(`${path}: ${r.status} ${r.body}`);
+  };
+  await post('validatingwebhookconfigurations', {
+    kind: 'ValidatingWebhookConfiguration', metadata: {name: 'bench-allow'},
+    webhooks: [{name: 'allow.bench.orch.io', rules, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail', timeoutSeconds: 5,
+      clientConfig: {url: webhook.url, caBundle: webhook.caBundle}}],
+  });
+  await post('validatingadmissionpolicies', {
+    kind: 'ValidatingAdmissionPolicy', metadata: {name: 'bench-containers'},
+    spec: {failurePolicy: 'Fail', matchConstraints: {resourceRules: rules}, validations: [{expression: 'object.spec.containers.size() < 10', message: 'too many containers'}]},
+  });
+  await post('validatingadmissionpolicybindings', {
+    kind: 'ValidatingAdmissionPolicyBinding', metadata: {name: 'bench-containers'}, spec: {policyName: 'bench-containers', validationActions: ['Deny']},
+  });
+  // Both take effect through informers: wait until a pod with ten containers is refused and the webhook was called.
+  const crowded = JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {generateName: 'crowded-'},
+    spec: {containers: Array.from({length: 10}, (_, i) => ({name: `c${i}`, image: 'nginx:1.27'}))}});
+  await waitUntil(async () => (await server.orch('POST', PODS, crowded, 'application/json')).status >= 400 && webhook.calls() > 0, 'the webhook and the policy to act', 20_000);
 }
 
 /** The CPU time (user + system, microseconds) a process has used, from /proc; undefined elsewhere. */

@@ -96,6 +96,8 @@ export interface NameSet {
     headlessService: string;
     jobControllerUid: string;
     jobName: string;
+    /** The prefix of the PodSecurity namespace labels and audit annotations (`pod-security.<labelDomain>/`). */
+    podSecurityPrefix: string;
   };
   taints: {
     notReady: string;
@@ -131,6 +133,11 @@ export interface NameSet {
     initialEventsEnd: string;
     /** The claim prefix of legacy service account tokens (`<labelDomain>/serviceaccount/`). */
     serviceAccountClaimPrefix: string;
+    /** The deprecated seccomp annotations PodSecurity still checks (policy versions before v1.19). */
+    seccompPod: string;
+    seccompContainerPrefix: string;
+    /** The deprecated AppArmor annotation prefix (one key a container) PodSecurity still checks. */
+    appArmorContainerPrefix: string;
   };
   /** `orch fleet` (simulated nodes). */
   fleet: {
@@ -225,6 +232,7 @@ function build(id: NameSetId): NameSet {
       headlessService: `service.${labelDomain}/headless`,
       jobControllerUid: `batch.${labelDomain}/controller-uid`,
       jobName: `batch.${labelDomain}/job-name`,
+      podSecurityPrefix: `pod-security.${labelDomain}/`,
     },
     taints: {
       notReady: `node.${labelDomain}/not-ready`,
@@ -257,6 +265,9 @@ function build(id: NameSetId): NameSet {
       // Both sets use upstream's key: client-go's watch-list reflector waits for exactly this one.
       initialEventsEnd: 'k8s.io/initial-events-end',
       serviceAccountClaimPrefix: `${labelDomain}/serviceaccount/`,
+      seccompPod: `seccomp.security.alpha.${labelDomain}/pod`,
+      seccompContainerPrefix: `container.seccomp.security.alpha.${labelDomain}/`,
+      appArmorContainerPrefix: `container.apparmor.security.beta.${labelDomain}/`,
     },
     fleet: {
       nodeLabel: `fleet.${labelDomain}/name`,

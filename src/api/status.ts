@@ -250,4 +250,5 @@ export const field = {
   forbidden: (path: string, detail?: string): FieldError => ({ type: 'FieldValueForbidden', field: path, detail }),
   duplicate: (path: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: path, value }),
   tooLong: (path: string, detail?: string): FieldError => ({ type: 'FieldValueTooLong', field: path, detail }),
+  tooMany: (path: string, actual: number, max: number): FieldError => ({ type: 'FieldValueTooMany', field: path, value: actual, detail: `must have at most ${max} items` }),
 };

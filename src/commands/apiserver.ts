@@ -19,6 +19,6 @@ export default class ApiserverCommand extends DaemonCommand {
     }
     const {apiServerConfig} = await import('../daemons/apiserver/config.js');
     const {runApiServer} = await import('../cmd/apiserver/run.js');
-    await runApiServer(apiServerConfig(options.values, common.version));
+    await runApiServer(apiServerConfig(options.values, common.version, options.explicit));
   }
 }

@@ -472,7 +472,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'authentication-config', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'File configuring JWT and anonymous authentication (replaces the --oidc-* options).', section: AUTHN,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'authentication-token-webhook-config-file', type: 'string', seedType: 'string', seedDefault: 'none',

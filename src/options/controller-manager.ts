@@ -71,6 +71,7 @@ const WORKER_OPTIONS_IN_EFFECT = new Set([
   'concurrent-service-endpoint-syncs',
   'concurrent-gc-syncs',
   'concurrent-resource-quota-syncs',
+  'concurrent-validating-admission-policy-status-syncs',
 ]);
 
 const limitOptions: OptionSpec[] = concurrencyLimits.map(([name, seedDefault, handles]) => ({

@@ -152,6 +152,96 @@ describe('the default set and optional plugins', () => {
   });
 });
 
+describe('pods on nodes (default set)', () => {
+  let api: InProcessServer;
+  beforeAll(async () => {
+    api = await startApiServer({engine: 'sqlite'});
+  });
+  afterAll(() => api?.stop());
+
+  const zone = () => `topology.${names().domain}/zone`;
+  const createNode = (name: string, cpu: string, memory: string) => api.client.post('/api/v1/nodes', {
+    apiVersion: 'v1', kind: 'Node', metadata: {name, labels: {[zone()]: 'z1', [names().labels.os]: 'linux'}},
+    status: {allocatable: {cpu, memory, pods: '110'}, capacity: {cpu, memory, pods: '110'}},
+  });
+
+  it('copies the node topology labels onto a pod created on it and onto a pod bound to it (PodTopologyLabels)', async () => {
+    expect((await createNode('n1', '2', '4Gi')).status).toBe(201);
+    const pod = (name: string, nodeName?: string) => ({
+      apiVersion: 'v1', kind: 'Pod', metadata: {name}, spec: {...(nodeName ? {nodeName} : {}), containers: [{name: 'c', image: 'busybox'}]},
+    });
+    const created = await api.client.post('/api/v1/namespaces/default/pods', pod('placed', 'n1'));
+    expect(created.body.metadata.labels).toEqual({[zone()]: 'z1'});
+    expect((await api.client.post('/api/v1/namespaces/default/pods', pod('floating'))).status).toBe(201);
+    const bound = await api.client.post('/api/v1/namespaces/default/pods/floating/binding', {
+      apiVersion: 'v1', kind: 'Binding', metadata: {name: 'floating'}, target: {apiVersion: 'v1', kind: 'Node', name: 'n1'},
+    });
+    expect(bound.status).toBe(201);
+    expect((await api.client.get('/api/v1/namespaces/default/pods/floating')).body.metadata.labels).toEqual({[zone()]: 'z1'});
+  });
+
+  it("refuses a resize beyond the node's allocatable, with the NodeCapacity cause (PodResizeValidator)", async () => {
+    expect((await createNode('small', '1', '1Gi')).status).toBe(201);
+    const created = await api.client.post('/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1', kind: 'Pod', metadata: {name: 'grows'},
+      spec: {nodeName: 'small', containers: [{name: 'c', image: 'busybox', resources: {requests: {cpu: '500m'}, limits: {cpu: '500m'}}}]},
+    });
+    expect(created.status).toBe(201);
+    const resize = (cpu: string) => api.client.patch('/api/v1/namespaces/default/pods/grows/resize',
+      {spec: {containers: [{name: 'c', resources: {requests: {cpu}, limits: {cpu}}}]}}, 'application/strategic-merge-patch+json');
+    const refused = await resize('3');
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe('pods "grows" is forbidden: Node didn\'t have enough allocatable resources: cpu, requested: 3000, allocatable: 1000');
+    expect(refused.body.details.causes).toEqual([{reason: 'NodeCapacity'}]);
+    expect((await resize('800m')).status).toBe(200);
+  });
+});
+
+describe('OwnerReferencesPermissionEnforcement', () => {
+  let api: InProcessServer;
+  beforeAll(async () => {
+    writeFileSync(join(dir, 'tokens.csv'), 'dev-token,dev,1001\n');
+    api = await startApiServer({engine: 'sqlite', config: {
+      authorizationModes: ['RBAC'], tokenAuthFile: join(dir, 'tokens.csv'), admission: {enable: ['OwnerReferencesPermissionEnforcement']},
+    }});
+  });
+  afterAll(() => api?.stop());
+
+  it('needs delete on the object to set owner references, and update on the owner finalizers to block its deletion', async () => {
+    const rbac = `/apis/${names().groups.rbac}/v1/namespaces/default`;
+    const role = (verbs: string[], extra: object[] = []) => ({
+      apiVersion: `${names().groups.rbac}/v1`, kind: 'Role', metadata: {name: 'dev'},
+      rules: [{apiGroups: [''], resources: ['configmaps'], verbs}, ...extra],
+    });
+    expect((await api.client.post(`${rbac}/roles`, role(['create', 'get']))).status).toBe(201);
+    expect((await api.client.post(`${rbac}/rolebindings`, {
+      apiVersion: `${names().groups.rbac}/v1`, kind: 'RoleBinding', metadata: {name: 'dev'},
+      roleRef: {apiGroup: names().groups.rbac, kind: 'Role', name: 'dev'}, subjects: [{kind: 'User', name: 'dev', apiGroup: names().groups.rbac}],
+    })).status).toBe(201);
+    const owner = (await api.client.post('/api/v1/namespaces/default/configmaps', {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'owner'}})).body;
+    const dev = api.client.as({clientCert: false, token: 'dev-token'});
+    const child = (name: string, block?: boolean) => ({
+      apiVersion: 'v1', kind: 'ConfigMap',
+      metadata: {name, ownerReferences: [{apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid, ...(block ? {blockOwnerDeletion: true} : {})}]},
+    });
+    const refused = await dev.post('/api/v1/namespaces/default/configmaps', child('child'));
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/^configmaps "child" is forbidden: cannot set an ownerRef on a resource you can't delete: /);
+    // Without owner references the same user creates freely.
+    expect((await dev.post('/api/v1/namespaces/default/configmaps', {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'plain'}})).status).toBe(201);
+
+    expect((await api.client.put(`${rbac}/roles/dev`, role(['create', 'get', 'delete']))).status).toBe(200);
+    expect((await dev.post('/api/v1/namespaces/default/configmaps', child('child'))).status).toBe(201);
+    const blocking = await dev.post('/api/v1/namespaces/default/configmaps', child('blocker', true));
+    expect(blocking.status).toBe(403);
+    expect(blocking.body.message).toMatch(/^configmaps "blocker" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: /);
+
+    expect((await api.client.put(`${rbac}/roles/dev`, role(['create', 'get', 'delete'], [{apiGroups: [''], resources: ['configmaps/finalizers'], verbs: ['update']}]))).status).toBe(200);
+    expect((await dev.post('/api/v1/namespaces/default/configmaps', child('blocker', true))).status).toBe(201);
+    dev.close();
+  });
+});
+
 describe('AlwaysDeny', () => {
   let api: InProcessServer;
   beforeAll(async () => {
@@ -248,6 +338,43 @@ describe('CONNECT admission', () => {
     expect(response.status).toBe(403);
     expect(response.body.message).toBe('nodes "worker-1" is forbidden: probe refuses proxying');
     expect(seen[0]).toMatchObject({operation: 'CONNECT', subresource: 'proxy', name: 'worker-1', object: {kind: 'NodeProxyOptions', apiVersion: 'v1', path: '/metrics'}});
+  });
+
+  it('admits a binding as a CREATE of pods/binding with the Binding, and not the pod write that follows', async () => {
+    const seen: AdmissionAttributes[] = [];
+    const handler = (api.server as unknown as {api: ApiHandler}).api;
+    handler.setAdmission(new AdmissionChain([{name: 'Probe', validate: (attributes) => void seen.push(attributes)}]));
+    expect((await api.client.post('/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1', kind: 'Pod', metadata: {name: 'to-bind'}, spec: {containers: [{name: 'c', image: 'busybox'}]},
+    })).status).toBe(201);
+    const bound = await api.client.post('/api/v1/namespaces/default/pods/to-bind/binding', {
+      apiVersion: 'v1', kind: 'Binding', metadata: {name: 'to-bind', annotations: {why: 'test'}}, target: {kind: 'Node', name: 'n1'},
+    });
+    expect(bound.status).toBe(201);
+    expect(seen.map((a) => `${a.operation} ${a.resource.plural}${a.subresource ? `/${a.subresource}` : ''}`)).toEqual(['CREATE pods', 'CREATE pods/binding']);
+    expect(seen[1].object).toMatchObject({kind: 'Binding', metadata: {name: 'to-bind', namespace: 'default'}, target: {name: 'n1'}});
+    const pod = (await api.client.get('/api/v1/namespaces/default/pods/to-bind')).body;
+    expect(pod.spec.nodeName).toBe('n1');
+    expect(pod.metadata.annotations).toEqual({why: 'test'});
+  });
+
+  it('asks the plugins before opening an exec stream, with the exec options', async () => {
+    const seen: AdmissionAttributes[] = [];
+    const handler = (api.server as unknown as {api: ApiHandler}).api;
+    handler.setAdmission(new AdmissionChain([{
+      name: 'Probe',
+      validate(attributes) {
+        seen.push(attributes);
+        throw forbidden({group: '', resource: 'pods'}, attributes.name, 'probe refuses exec');
+      },
+    }]));
+    const response = await api.client.post('/api/v1/namespaces/default/pods/web/exec?command=ls&command=-l&stdout=true&container=app', '');
+    expect(response.status).toBe(403);
+    expect(response.body.message).toBe('pods "web" is forbidden: probe refuses exec');
+    expect(seen[0]).toMatchObject({
+      operation: 'CONNECT', subresource: 'exec', namespace: 'default', name: 'web',
+      object: {kind: 'PodExecOptions', apiVersion: 'v1', command: ['ls', '-l'], stdout: true, container: 'app'},
+    });
   });
 });
 

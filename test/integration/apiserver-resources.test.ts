@@ -179,8 +179,15 @@ describe('every group through kubectl', () => {
     const listed = await getJson([kinds.join(',')]);
     const seen = listed.items.map((i: any) => `${i.kind}/${i.metadata.name}`);
     expect(seen).toEqual(expect.arrayContaining(objects.map((o) => `${o.kind}/${o.metadata.name}`)));
-    const deleted = (await ok(['delete', '-f', file])).trim().split('\n');
+    // The claim and the volume carry StorageObjectInUseProtection's finalizers, which the controller
+    // manager's protection controllers remove (not running here): they stay, being deleted.
+    const deleted = (await ok(['delete', '-f', file, '--wait=false'])).trim().split('\n');
     expect(deleted).toHaveLength(objects.length);
+    for (const [kind, name] of [['pvc', 'claim'], ['pv', 'pv1']]) {
+      const left = await getJson([kind, name]);
+      expect(left.metadata.deletionTimestamp).toBeDefined();
+      expect(left.metadata.finalizers).toEqual([`${n.labelDomain}/${kind}-protection`]);
+    }
   });
 
   it('refuses to change what upstream keeps immutable', async () => {

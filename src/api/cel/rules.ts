@@ -34,7 +34,7 @@ interface RuleNode {
 const REASONS = ['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'];
 
 /** Upstream's rendering of a compile error: `compilation failed: ERROR: <input>:1:6: ...`. */
-function compileMessage(error: unknown, source: string): string {
+export function compileMessage(error: unknown, source: string): string {
   const e = error as { summary?: string; message?: string; node?: { pos?: number; start?: number } };
   const summary = e.summary ?? (e.message ?? String(error)).split('\n')[0];
   const pos = e.node?.start ?? e.node?.pos ?? 0;
@@ -123,15 +123,16 @@ class CelTypes {
   }
 }
 
-function dynValue(v: JsonValue): unknown {
+/** A JSON value as an untyped CEL value (integers as BigInt, as CEL's int). */
+export function dynValue(v: JsonValue): unknown {
   if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
   if (Array.isArray(v)) return v.map(dynValue);
   if (isJsonObject(v)) return Object.fromEntries(Object.entries(v).map(([k, c]) => [k, dynValue(c)]));
   return v;
 }
 
-/** CEL values back to JSON (for equality of declared objects). */
-function plain(v: unknown): JsonValue {
+/** CEL values back to JSON (for equality of declared objects, and results of admission policies). */
+export function plain(v: unknown): JsonValue {
   if (typeof v === 'bigint') return Number(v);
   if (Array.isArray(v)) return v.map(plain);
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, c]) => [k, plain(c)]));

@@ -84,7 +84,7 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
   const apiArgs = mergeDaemonArgs('apiserver', apiDefaults, o.apiserverArgs);
   const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs, setByUpOnly(apiDefaults, o.apiserverArgs));
   checkNames('apiserver', api.options.values, nameSetId);
-  const apiConfig = apiServerConfig(api.options.values, o.version);
+  const apiConfig = apiServerConfig(api.options.values, o.version, api.options.explicit);
 
   let emitter: {update(s: UpSnapshot): void; close(): void} | undefined;
   let dashboard: {unmount(): void} | undefined;

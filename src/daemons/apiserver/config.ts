@@ -30,7 +30,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'authentication-token-webhook-cache-ttl', 'oidc-issuer-url', 'oidc-client-id', 'oidc-ca-file', 'oidc-username-claim',
   'enable-bootstrap-token-auth', 'requestheader-client-ca-file', 'requestheader-allowed-names', 'requestheader-username-headers',
   'requestheader-group-headers', 'requestheader-extra-headers-prefix', 'requestheader-uid-headers', 'oidc-username-prefix', 'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-signing-algs',
-  'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-config',
+  'authentication-config', 'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-config',
   'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl',
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
@@ -50,7 +50,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
-export function apiServerConfig(values: Values, version: VersionInfo): ApiServerConfig {
+export function apiServerConfig(values: Values, version: VersionInfo, explicit?: ReadonlySet<string>): ApiServerConfig {
   const dataDir = str(values['data-dir']) as string;
   return {
     bindAddress: str(values['bind-address']) ?? '0.0.0.0',
@@ -80,6 +80,7 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
       compactionIntervalMs: ms(values['kvstore-compaction-interval'], 300_000),
     },
     anonymousAuth: values['anonymous-auth'] !== false,
+    anonymousAuthSet: explicit?.has('anonymous-auth') ?? false,
     clientCaFile: str(values['client-ca-file']),
     tokenAuthFile: str(values['token-auth-file']),
     enableBootstrapTokenAuth: values['enable-bootstrap-token-auth'] === true,
@@ -106,6 +107,7 @@ export function apiServerConfig(values: Values, version: VersionInfo): ApiServer
           signingAlgs: list(values['oidc-signing-algs']) ?? ['RS256'],
         }
       : undefined,
+    authenticationConfigFile: str(values['authentication-config']),
     tokenWebhook: str(values['authentication-token-webhook-config-file'])
       ? {
           configFile: values['authentication-token-webhook-config-file'] as string,

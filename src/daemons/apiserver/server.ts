@@ -74,6 +74,7 @@ import {createAuditor, type Auditor, type AuditConfig, type RequestAudit} from '
 import {AdmissionChain} from './admission/chain.js';
 import {ApiError} from '../../api/status.js';
 import {buildAdmissionChain} from './admission/build.js';
+import {storeWatch} from './admission/watch.js';
 import {readAdmissionConfiguration} from './admission/config-file.js';
 import {enabledAdmissionPlugins} from './admission/enabled-plugins.js';
 import {ADMISSION_PLUGIN_FACTORIES} from './admission/registry.js';
@@ -103,6 +104,12 @@ export interface ApiServerConfig extends SecureServingOptions {
   storage: Omit<StorageOptions, 'dataDir'>;
   keyPrefix: string;
   anonymousAuth: boolean;
+  /** `--anonymous-auth` was given on the command line (it may not be, with an anonymous section in `--authentication-config`). */
+  anonymousAuthSet?: boolean;
+  /** `--authentication-config`: JWT issuers (instead of `--oidc-*`) and anonymous access; reloaded on change. */
+  authenticationConfigFile?: string;
+  /** How often the authentication configuration file is read again (default 1 s; upstream watches the file). */
+  authenticationConfigReloadIntervalMs?: number;
   clientCaFile?: string;
   tokenAuthFile?: string;
   /** `--enable-bootstrap-token-auth`. */
@@ -171,6 +178,7 @@ export class ApiServer {
   /** The Node authorizer's graph (only with --authorization-mode including Node, or --authorization-config). */
   private nodeGraph?: NodeGraphInformer;
   private stopAuthorization?: () => void;
+  private stopAuthentication?: () => void;
   /** The authorizer types in effect, in order (the modes, or the configuration file's types). */
   private authorizationModesInEffect = () => this.config.authorizationModes;
   private lifecycle?: ShutdownLifecycle;
@@ -244,6 +252,7 @@ export class ApiServer {
       tokenAuthFile: c.tokenAuthFile,
       tokenWebhook: c.tokenWebhook,
       oidc: c.oidc,
+      authenticationConfig: c.authenticationConfigFile ? {file: c.authenticationConfigFile, log: (m) => log.info(m), anonymousAuthSet: c.anonymousAuthSet} : undefined,
       tokenCacheTtlMs: c.tokenCacheTtlMs,
       requestHeader: c.requestHeader,
       bootstrapTokens: c.enableBootstrapTokenAuth ? {getObject: storeObjectGetter(store, c.keyPrefix), log: (m) => log.v(3).info(m)} : undefined,
@@ -255,6 +264,11 @@ export class ApiServer {
         getObject: storeObjectGetter(store, c.keyPrefix),
       },
     });
+    if (auth.structured) {
+      auth.structured.watch(c.authenticationConfigReloadIntervalMs ?? 1000);
+      const structured = auth.structured;
+      this.stopAuthentication = () => structured.stop();
+    }
     // Upstream serves issuer discovery only for an https issuer URL (OIDC needs one).
     if (auth.serviceAccounts && auth.serviceAccounts.issuers[0].startsWith('https://')) {
       const sa = auth.serviceAccounts;
@@ -319,7 +333,10 @@ export class ApiServer {
     const plugins = enabledAdmissionPlugins({enable: a.enable, disable: a.disable, admissionControl: a.admissionControl});
     const chain = await buildAdmissionChain({
       plugins, configurations, factories: ADMISSION_PLUGIN_FACTORIES, objects: api.admissionObjects, clock: systemClock,
+      watch: storeWatch(this.storage!.store, this.config.keyPrefix, (error) => log.v(2).info('Admission watch error', 'err', error)),
+      resources: () => api.registry.all(),
       serverOptions: a.serverOptions, log: (message, ...kv) => log.info(message, ...kv), warn: (message) => log.warning(message),
+      resourcesForKind: (group, version, kind) => api.registry.all().filter((r) => r.group === group && r.version === version && r.kind === kind),
     });
     log.info('Admission plugins', 'plugins', chain.plugins.map((p) => p.name).join(','));
     return chain;
@@ -558,7 +575,7 @@ export class ApiServer {
           const decision = await authorize(a.user && a.user !== user ? {...a} : {...a, user});
           return {allowed: decision.decision === 'Allow', reason: decision.reason || undefined};
         },
-        addAuditAnnotation: audit ? (key, value) => audit.addAnnotation(key, value) : undefined,
+        addAuditAnnotation: audit ? (key, value, level) => audit.addAnnotation(key, value, level) : undefined,
       };
       const streamPath = POD_STREAM_PATH.exec(path);
       if (streamPath) {
@@ -680,6 +697,7 @@ export class ApiServer {
     this.rbac?.stop();
     this.nodeGraph?.stop();
     this.stopAuthorization?.();
+    this.stopAuthentication?.();
     this.sweeper?.stop();
     this.logCheck.stop();
     await this.admission?.close();

@@ -6,10 +6,11 @@
  * skipped with one warning naming them, so the default set keeps working as plugins arrive.
  */
 import {AdmissionChain} from './chain.js';
-import type {AdmissionObjects, AdmissionPlugin, AdmissionPluginFactory} from './interfaces.js';
+import type {AdmissionObjects, AdmissionPlugin, AdmissionPluginContext, AdmissionPluginFactory} from './interfaces.js';
 import {DEFAULT_ON_ADMISSION_PLUGINS, type AdmissionPluginName} from './plugin-names.js';
 import type {PluginConfiguration} from './config-file.js';
 import type {Clock} from '../../shared/clock.js';
+import type {ResourceInfo} from '../../../api/resources.js';
 
 export interface AdmissionBuildOptions {
   /** The plugins to run, in order (enabledAdmissionPlugins). */
@@ -18,8 +19,14 @@ export interface AdmissionBuildOptions {
   configurations?: ReadonlyMap<string, PluginConfiguration>;
   factories: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory};
   objects: AdmissionObjects;
+  /** Keeps plugins' in-memory views of configuration objects (watch.ts). */
+  watch?: AdmissionPluginContext['watch'];
   clock: Clock;
+  /** The resources served now (custom resources included), for plugins that match equivalent versions. */
+  resources?(): readonly ResourceInfo[];
   serverOptions?: Readonly<Record<string, unknown>>;
+  /** Upstream's RESTMapper: the served resources of a kind (none when not given). */
+  resourcesForKind?: AdmissionPluginContext['resourcesForKind'];
   log(message: string, ...keysAndValues: unknown[]): void;
   warn(message: string): void;
 }
@@ -42,8 +49,11 @@ export async function buildAdmissionChain(options: AdmissionBuildOptions): Promi
         configuration: configured?.configuration,
         configurationSource: configured?.source,
         objects: options.objects,
+        watch: options.watch,
         clock: options.clock,
+        resources: options.resources,
         serverOptions: options.serverOptions ?? {},
+        resourcesForKind: options.resourcesForKind ?? (() => []),
         log: (message, ...kv) => options.log(message, 'plugin', name, ...kv),
       }));
     } catch (error) {

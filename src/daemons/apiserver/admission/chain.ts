@@ -4,7 +4,7 @@
  * `admit` before its validation and `validate` after it). The plugins and their order come from
  * plugin-names.ts and the admission options.
  */
-import type {AdmissionAttributes, AdmissionPlugin} from './interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin, AdmissionReinvocation} from './interfaces.js';
 
 export type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from './interfaces.js';
 export {NamespaceLifecycle, immortalNamespaces} from './plugins/namespace-lifecycle.js';
@@ -18,7 +18,25 @@ export interface AdmissionStage {
 export class AdmissionChain implements AdmissionStage {
   constructor(readonly plugins: readonly AdmissionPlugin[]) {}
 
+  /**
+   * The mutating phase, run once more when a plugin asks (upstream's reinvoker: a webhook changed
+   * the object after a reinvocable webhook had seen it).
+   */
   async admit(attributes: AdmissionAttributes): Promise<void> {
+    let requested = false;
+    const reinvocation: AdmissionReinvocation & {isReinvoke: boolean} = {
+      isReinvoke: false,
+      requestReinvocation: () => void (requested = true),
+      values: new Map(),
+    };
+    attributes.reinvocation = reinvocation;
+    await this.admitOnce(attributes);
+    if (!requested) return;
+    reinvocation.isReinvoke = true;
+    await this.admitOnce(attributes);
+  }
+
+  private async admitOnce(attributes: AdmissionAttributes): Promise<void> {
     for (const plugin of this.plugins) {
       if (plugin.admit && (plugin.handles?.(attributes.operation) ?? true)) await plugin.admit(attributes);
     }

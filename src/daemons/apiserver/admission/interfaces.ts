@@ -35,10 +35,25 @@ export interface AdmissionAttributes {
   /**
    * Adds an annotation to the request's audit event (upstream's AddAnnotation); keys are
    * `<plugin>.admission.<domain>/<name>` by upstream's convention (e.g. `pod-security.<domain>/enforce-policy`).
+   * With `level`, only recorded when the request is audited at that level or above (AddAnnotationWithLevel).
    */
-  addAnnotation?(key: string, value: string): void;
+  addAnnotation?(key: string, value: string, level?: 'Metadata' | 'Request' | 'RequestResponse'): void;
+  /**
+   * The reinvocation of the mutating phase (upstream's ReinvocationContext), set by the chain: a
+   * plugin whose change another reinvocable plugin may not have seen asks for one more run.
+   */
+  reinvocation?: AdmissionReinvocation;
   /** Asks the server's authorizer as the request's user (or another user), e.g. OwnerReferencesPermissionEnforcement. */
   authorize?(attributes: Omit<AuthorizationAttributes, 'user'> & {user?: UserInfo}): Promise<{allowed: boolean; reason?: string}>;
+}
+
+export interface AdmissionReinvocation {
+  /** True during the second run of the mutating plugins. */
+  readonly isReinvoke: boolean;
+  /** Asks the chain to run the mutating plugins once more after this run. */
+  requestReinvocation(): void;
+  /** Plugins' own state kept from the first run into the second, by plugin name. */
+  readonly values: Map<string, unknown>;
 }
 
 export interface AdmissionPlugin {
@@ -67,6 +82,19 @@ export interface AdmissionObjects {
   update(group: string, resource: string, namespace: string, object: JsonObject, subresource?: string): Promise<JsonObject>;
 }
 
+export interface AdmissionWatchHandlers {
+  /** An object listed, created or updated (as stored). */
+  apply(object: JsonObject): void;
+  /** An object deleted (its last value). */
+  remove(object: JsonObject): void;
+}
+
+export interface AdmissionWatch {
+  /** True once the first list was applied. */
+  readonly synced: boolean;
+  stop(): void;
+}
+
 /** What a plugin's factory receives when the chain is built at start. */
 export interface AdmissionPluginContext {
   /**
@@ -77,10 +105,20 @@ export interface AdmissionPluginContext {
   /** Where the configuration came from, for error messages (`<file>: plugin <name>`). */
   configurationSource?: string;
   objects: AdmissionObjects;
+  /**
+   * Keeps an in-memory view in step with a resource's stored objects (listed, then watched), for
+   * plugins that read configuration objects on every request (admission policies and their
+   * bindings). Absent, such plugins list on each request.
+   */
+  watch?(group: string, resource: string, handlers: AdmissionWatchHandlers): AdmissionWatch;
   clock: Clock;
   /** The server's options a plugin reads (its option table names, camelCased), e.g. `defaultNotReadyTolerationSeconds`. */
   serverOptions: Readonly<Record<string, unknown>>;
+  /** The served resources of a kind in a group version (upstream's RESTMapper.RESTMappings), e.g. for owner references. */
+  resourcesForKind(group: string, version: string, kind: string): ResourceInfo[];
   log(message: string, ...keysAndValues: unknown[]): void;
+  /** Every resource the server serves now (built-ins and custom resources), for matchPolicy Equivalent; the built-ins without it. */
+  resources?(): readonly ResourceInfo[];
 }
 
 /** Builds a plugin; a bad configuration throws an Error naming the plugin and the problem (the server does not start). */

@@ -6,6 +6,8 @@
 import type {AdmissionPluginFactory} from './interfaces.js';
 import type {AdmissionPluginName} from './plugin-names.js';
 import {NamespaceLifecycle} from './plugins/namespace-lifecycle.js';
+import {MutatingAdmissionPolicyPlugin} from './plugins/mutating-admission-policy.js';
+import {ValidatingAdmissionPolicyPlugin} from './plugins/validating-admission-policy.js';
 import {AlwaysAdmit} from './plugins/always-admit.js';
 import {AlwaysDeny} from './plugins/always-deny.js';
 import {NamespaceAutoProvision} from './plugins/namespace-auto-provision.js';
@@ -20,11 +22,20 @@ import {CertificateApproval} from './plugins/certificate-approval.js';
 import {CertificateSigning} from './plugins/certificate-signing.js';
 import {CertificateSubjectRestriction} from './plugins/certificate-subject-restriction.js';
 import {ClusterTrustBundleAttest} from './plugins/cluster-trust-bundle-attest.js';
+import {createAdmissionWebhookPlugin} from './plugins/webhook/plugin.js';
+import {OwnerReferencesPermissionEnforcement} from './plugins/owner-references-permission-enforcement.js';
+import {PodTopologyLabels} from './plugins/pod-topology-labels.js';
+import {PodResizeValidator} from './plugins/pod-resize-validator.js';
+import {NodeDeclaredFeatureValidator} from './plugins/node-declared-feature-validator.js';
+import {PodGroupProtection} from './plugins/pod-group-protection.js';
 import {createEventRateLimit} from './plugins/event-rate-limit.js';
 import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
+import {createPodSecurity} from './plugins/pod-security/index.js';
 
 export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]?: AdmissionPluginFactory} = {
   NamespaceLifecycle: (context) => new NamespaceLifecycle((name) => context.objects.get('', 'namespaces', '', name)),
+  MutatingAdmissionPolicy: (context) => new MutatingAdmissionPolicyPlugin(context),
+  ValidatingAdmissionPolicy: (context) => new ValidatingAdmissionPolicyPlugin(context),
   AlwaysAdmit: () => new AlwaysAdmit(),
   AlwaysDeny: () => new AlwaysDeny(),
   NamespaceAutoProvision: (context) => new NamespaceAutoProvision(context.objects),
@@ -39,6 +50,14 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   CertificateSigning: () => new CertificateSigning(),
   CertificateSubjectRestriction: () => new CertificateSubjectRestriction(),
   ClusterTrustBundleAttest: () => new ClusterTrustBundleAttest(),
+  MutatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, true),
+  ValidatingAdmissionWebhook: (context) => createAdmissionWebhookPlugin(context, false),
+  OwnerReferencesPermissionEnforcement: (context) => new OwnerReferencesPermissionEnforcement(context.resourcesForKind),
+  PodTopologyLabels: (context) => new PodTopologyLabels(context.objects),
+  PodResizeValidator: (context) => new PodResizeValidator(context.objects),
+  NodeDeclaredFeatureValidator: () => new NodeDeclaredFeatureValidator(),
+  PodGroupProtection: () => new PodGroupProtection(),
   EventRateLimit: createEventRateLimit,
   ResourceQuota: createResourceQuotaAdmission,
+  PodSecurity: createPodSecurity,
 };

@@ -271,7 +271,9 @@ export class RequestAudit {
     };
   }
 
-  addAnnotation(key: string, value: string): void {
+  /** `level`: the least audit level that records the annotation (upstream's AddAnnotationWithLevel; a webhook's patch needs Request). */
+  addAnnotation(key: string, value: string, level: Level = 'Metadata'): void {
+    if (LEVEL_ORDER[this.level] < LEVEL_ORDER[level]) return;
     this.event.annotations = {...this.event.annotations, [key]: value};
   }
 

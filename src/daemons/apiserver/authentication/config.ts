@@ -35,7 +35,7 @@ export interface AuthenticationOptions {
   /** `--oidc-*` (caFile read here). */
   oidc?: Omit<OidcOptions, 'caPem' | 'now'> & {caFile?: string};
   /** `--authentication-config` (its JWT issuers replace `--oidc-*`; its anonymous section `--anonymous-auth`). */
-  authenticationConfig?: {file: string; log: (message: string) => void};
+  authenticationConfig?: {file: string; log: (message: string) => void; anonymousAuthSet?: boolean};
   /** `--authentication-token-webhook-*`. */
   tokenWebhook?: {configFile: string; version: string; cacheTtlMs: number; timeoutMs?: number};
   /** Service account tokens (the API server; the agent has none). */
@@ -105,6 +105,9 @@ export async function createAuthentication(options: AuthenticationOptions): Prom
     }, apiAudiences));
   }
   const anonymousSection = structured?.initial.anonymous;
+  if (anonymousSection && options.authenticationConfig?.anonymousAuthSet) {
+    throw new Error('--anonymous-auth flag cannot be set when anonymous field is configured in the authentication configuration file (--authentication-config)');
+  }
   const anonymous = anonymousSection ? (anonymousSection.enabled ? (anonymousSection.paths.length > 0 ? {paths: anonymousSection.paths} : true) : false) : options.anonymousAuth;
   if (options.tokenWebhook) members.push(await loadTokenWebhook(options.tokenWebhook, apiAudiences));
   const union = new TokenUnion(members);

@@ -42,6 +42,8 @@ export interface CatalogRestContext {
   rulesFor?: RulesResolver;
   probes: ComponentProbe[];
   tokens?: TokenServices;
+  /** Admission of a Binding (CREATE of this resource with the Binding as the object); answers the admitted Binding. */
+  admitBinding(wctx: WriteContext, name: string, body: unknown): Promise<JsonObject>;
   /** CONNECT admission of the request with its connect options (proxy subresources); throws when refused. */
   admitConnect(options: JsonObject): Promise<void>;
 }
@@ -77,7 +79,8 @@ export async function serveCatalogRest(c: CatalogRestContext): Promise<boolean> 
     const name = isJsonObject(body) ? stringAt(body, 'metadata', 'name') : undefined;
     if (!name) throw badRequest('a Binding needs metadata.name: the name of the pod to bind');
     const wctx = c.writeContext('binding');
-    await c.registryFor(c.lookup('', 'v1', 'pods')!).update(c.namespace, name, wctx, (pod) => bindPod(pod, body, name, c.clock.now()));
+    const binding = await c.admitBinding(wctx, name, body);
+    await c.registryFor(c.lookup('', 'v1', 'pods')!).update(c.namespace, name, {...wctx, admitted: true}, (pod) => bindPod(pod, binding, name, c.clock.now()));
     writeJson(c.res, 201, successStatus(201), {pretty: c.pretty});
     return true;
   }

@@ -10,6 +10,8 @@ import {isJsonObject, jsonEqual, type JsonObject, type JsonValue} from '../../..
 import {DEFAULT_CPU_UTILIZATION} from './conversion.js';
 import {stringAt, valueAt} from './objects.js';
 import type {Strategy} from './strategies.js';
+import {compilePolicy, validateBinding} from '../admission/plugins/policy/compile.js';
+import {validateWebhookConfiguration} from '../admission/plugins/webhook/validation.js';
 
 function setDefault(object: JsonObject, key: string, value: JsonValue): void {
   if (object[key] === undefined) object[key] = value;
@@ -268,19 +270,13 @@ const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
     requireString(o, ['spec', 'trustBundle'], errors);
     return errors;
   },
-  MutatingWebhookConfiguration: validateWebhooks,
-  ValidatingWebhookConfiguration: validateWebhooks,
-  ValidatingAdmissionPolicyBinding: (o) => {
-    const errors: FieldError[] = [];
-    requireString(o, ['spec', 'policyName'], errors);
-    requireList(o, ['spec', 'validationActions'], errors);
-    return errors;
-  },
-  MutatingAdmissionPolicyBinding: (o) => {
-    const errors: FieldError[] = [];
-    requireString(o, ['spec', 'policyName'], errors);
-    return errors;
-  },
+  MutatingWebhookConfiguration: (o) => validateWebhookConfiguration(o, true),
+  ValidatingWebhookConfiguration: (o) => validateWebhookConfiguration(o, false),
+  // Policies' expressions are compiled as upstream's validation does: one that does not compile is refused.
+  ValidatingAdmissionPolicy: (o) => compilePolicy(o, false).errors,
+  MutatingAdmissionPolicy: (o) => compilePolicy(o, true).errors,
+  ValidatingAdmissionPolicyBinding: (o) => validateBinding(o, true),
+  MutatingAdmissionPolicyBinding: (o) => validateBinding(o, false),
   FlowSchema: (o) => {
     const errors: FieldError[] = [];
     requireString(o, ['spec', 'priorityLevelConfiguration', 'name'], errors);
@@ -333,18 +329,6 @@ function validateEventsV1Create(o: JsonObject): FieldError[] {
   for (const required of ['reportingController', 'reportingInstance', 'action', 'reason']) requireString(o, [required], errors);
   if (typeof o.reportingInstance === 'string' && o.reportingInstance.length > 128) errors.push(field.invalid('reportingInstance', '', 'can have at most 128 characters'));
   if (typeof o.note === 'string' && Buffer.byteLength(o.note) > 1024) errors.push(field.invalid('note', '', 'can have at most 1024 characters'));
-  return errors;
-}
-
-function validateWebhooks(o: JsonObject): FieldError[] {
-  const errors: FieldError[] = [];
-  objects(o.webhooks).forEach((hook, i) => {
-    if (typeof hook.name !== 'string' || hook.name === '') errors.push(field.required(`webhooks[${i}].name`));
-    if (hook.sideEffects === undefined) errors.push(field.required(`webhooks[${i}].sideEffects`));
-    else if (!['None', 'NoneOnDryRun'].includes(String(hook.sideEffects))) errors.push(field.notSupported(`webhooks[${i}].sideEffects`, hook.sideEffects, ['None', 'NoneOnDryRun']));
-    if (list(hook.admissionReviewVersions).length === 0) errors.push(field.required(`webhooks[${i}].admissionReviewVersions`, 'must specify one of v1, v1beta1'));
-    if (!isJsonObject(hook.clientConfig)) errors.push(field.required(`webhooks[${i}].clientConfig`));
-  });
   return errors;
 }
 

@@ -7,10 +7,10 @@
  * upstream answers it, and nothing is written.
  */
 import { randomUUID } from 'node:crypto';
-import { request as httpsRequest } from 'node:https';
 import { internalError, type ApiError } from '../../../api/status.js';
 import { names } from '../../../api/names.js';
 import { isJsonObject, type JsonObject } from '../../../patch/types.js';
+import { dialError, postJson } from '../webhook-post.js';
 
 export interface WebhookClientConfig {
   url?: string;
@@ -30,38 +30,6 @@ function targetUrl(config: WebhookClientConfig): string {
   const s = config.service;
   if (!s) throw new Error('webhook clientConfig has neither url nor service');
   return `https://${s.name}.${s.namespace}.svc:${s.port ?? 443}${s.path ?? ''}`;
-}
-
-/** Node's socket errors in Go's words (`dial tcp 127.0.0.1:1: connect: connection refused`). */
-function dialError(error: NodeJS.ErrnoException & { address?: string; port?: number }): string {
-  const where = error.address !== undefined ? `${error.address}:${error.port}` : '';
-  switch (error.code) {
-    case 'ECONNREFUSED': return `dial tcp ${where}: connect: connection refused`;
-    case 'ENOTFOUND': return `dial tcp: lookup ${(error as { hostname?: string }).hostname ?? ''}: no such host`;
-    case 'ETIMEDOUT': return `dial tcp ${where}: i/o timeout`;
-    default: return error.message;
-  }
-}
-
-function post(url: URL, body: string, ca: string | undefined, timeoutMs: number, connectTo?: { host: string; port: number }): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body) },
-      ca,
-      timeout: timeoutMs,
-      // A service reference: connect to an endpoint, verify the certificate for <name>.<namespace>.svc.
-      ...(connectTo ? { hostname: connectTo.host, host: connectTo.host, port: connectTo.port, servername: url.hostname } : {}),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 function failure(gvk: string, text: string): ApiError {
@@ -96,7 +64,7 @@ export async function convertWithWebhook(
     }
   }
   try {
-    response = await post(url, JSON.stringify(review), ca, timeoutMs, connectTo);
+    response = await postJson(url, JSON.stringify(review), { ca, timeoutMs, connectTo });
   } catch (error) {
     throw failure(gvk, `Post "${shown}": ${dialError(error as NodeJS.ErrnoException)}`);
   }

@@ -266,6 +266,19 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     };
   }
 
+  /**
+   * A Binding's admission: CREATE of `info` (pods/binding, or the bindings resource) with the Binding
+   * as the object, as upstream; the pod write that follows is not admitted again (WriteContext.admitted).
+   */
+  async function admitBinding(wctx: WriteContext, info: ResourceInfo, namespace: string, name: string, body: unknown): Promise<JsonObject> {
+    if (!isJsonObject(body)) throw badRequest('the body of the request must be a Binding object');
+    const binding: JsonObject = { ...body, apiVersion: 'v1', kind: 'Binding', metadata: { ...(isJsonObject(body.metadata) ? body.metadata : {}), name, namespace } };
+    const attributes = admissionAttributes(wctx, 'CREATE', info, namespace, name, binding);
+    await admission.admit(attributes);
+    await admission.validate(attributes);
+    return binding;
+  }
+
   /** CONNECT admission (upstream's connect handler: the plugins' Admit, then Validate, before connecting). */
   async function admitConnect(ctx: RequestContext, request: ConnectRequest, connectOptions: JsonObject): Promise<void> {
     const info = registry.lookup(request.group, request.version, request.resource);
@@ -361,6 +374,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       readJsonBody: () => readJsonBody(req),
       writeContext: (subresource) => writeContext(req, ctx, query, 'CreateOptions', subresource),
       agentTls: options.agentTls, rulesFor: options.rulesFor, probes: componentProbes, tokens: options.tokens,
+      admitBinding: (wctx, name, body) => admitBinding(wctx, info, namespace, name, body),
       admitConnect: (connectOptions) => admitConnect(ctx, {
         group: info.group, version: info.version, resource: info.plural, subresource: sub?.name ?? '', namespace, name: request.name,
       }, connectOptions),
@@ -409,9 +423,9 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       }
       case 'create': {
         if (sub?.name === 'binding') {
-          const body = await readJsonBody(req);
           const wctx = writeContext(req, ctx, query, 'CreateOptions', 'binding');
-          await store.update(namespace, name, wctx, (pod) => bindPod(pod, body, name, clock.now()));
+          const binding = await admitBinding(wctx, info, namespace, name, await readJsonBody(req));
+          await store.update(namespace, name, { ...wctx, admitted: true }, (pod) => bindPod(pod, binding, name, clock.now()));
           return writeJson(res, 201, successStatus(201), { pretty });
         }
         const decoded = await readDecodedBody(req);

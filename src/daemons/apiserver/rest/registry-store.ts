@@ -59,8 +59,13 @@ export interface WriteContext {
   operationOptions?: JsonObject;
   /** Admission's warnings for the response's Warning header. */
   addWarning?(text: string): void;
-  /** Admission's annotations for the request's audit event. */
-  addAuditAnnotation?(key: string, value: string): void;
+  /** Admission's annotations for the request's audit event (recorded at `level` or above). */
+  addAuditAnnotation?(key: string, value: string, level?: 'Metadata' | 'Request' | 'RequestResponse'): void;
+  /**
+   * Admission already ran on the request's own object (a Binding): the pod write that follows is
+   * the registry's own and is not admitted again, as upstream's binding storage writes the pod directly.
+   */
+  admitted?: boolean;
 }
 
 /** The attributes admission sees for a write made with `ctx` (upstream's admission.NewAttributesRecord). */
@@ -440,7 +445,7 @@ export class RegistryStore {
     if (errors.length) this.invalid(object, errors);
 
     if (!ctx.subresource) await this.deps.guard?.checkUpdate(ctx, namespace, object, current);
-    await this.admit('UPDATE', ctx, namespace, name, object, current);
+    if (!ctx.admitted) await this.admit('UPDATE', ctx, namespace, name, object, current);
     // Scale writes are spec writes; status, finalize and binding writes carry their own rules.
     if (!ctx.subresource || ctx.subresource === 'scale') {
       this.strategy.prepareForUpdate(object, current);
@@ -450,7 +455,7 @@ export class RegistryStore {
     }
     const validation = withSchemaErrors(this.strategy.validateUpdate(object, current), ctx.schemaErrors);
     if (validation.length) this.invalid(object, validation);
-    await this.validateAdmission('UPDATE', ctx, namespace, name, object, current);
+    if (!ctx.admitted) await this.validateAdmission('UPDATE', ctx, namespace, name, object, current);
 
     // A write that changes nothing (resourceVersion aside) is a no-op: no new revision. managedFields
     // count: an apply that changes only ownership, or a client writing managedFields (kubectl's

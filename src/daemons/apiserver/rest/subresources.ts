@@ -64,6 +64,12 @@ export function bindPod(pod: JsonObject, binding: unknown, name: string, now: Da
     const meta = metadataOf(pod);
     meta.annotations = { ...(isJsonObject(meta.annotations) ? meta.annotations : {}), ...annotations };
   }
+  // The Binding's labels (PodTopologyLabels puts the node's topology there) overwrite the pod's, as upstream.
+  const labels = valueAt(binding, 'metadata', 'labels');
+  if (isJsonObject(labels)) {
+    const meta = metadataOf(pod);
+    meta.labels = { ...(isJsonObject(meta.labels) ? meta.labels : {}), ...labels };
+  }
   const status = isJsonObject(pod.status) ? pod.status : (pod.status = {});
   const conditions = (Array.isArray(status.conditions) ? status.conditions : []).filter((c: JsonValue) => !(isJsonObject(c) && c.type === 'PodScheduled'));
   conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(now) });

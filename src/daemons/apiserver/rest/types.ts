@@ -58,8 +58,8 @@ export interface RequestContext {
   authorize(attributes: AuthorizationAttributes): AuthorizationDecision | Promise<AuthorizationDecision>;
   /** Adds a warning to the response's Warning header (admission's warnings; the handler sets one per request). */
   addWarning?(text: string): void;
-  /** Adds an annotation to the request's audit event (when the request is audited). */
-  addAuditAnnotation?(key: string, value: string): void;
+  /** Adds an annotation to the request's audit event (when the request is audited at `level` or above; default Metadata). */
+  addAuditAnnotation?(key: string, value: string, level?: 'Metadata' | 'Request' | 'RequestResponse'): void;
 }
 
 /** What `/version` answers (upstream's version.Info fields). */

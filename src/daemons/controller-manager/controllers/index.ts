@@ -20,6 +20,8 @@ import {schedulerController} from './scheduler.js';
 import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
 import {resourceQuotaController} from './resourcequota.js';
 import {rootCaPublisherController} from './root-ca-publisher.js';
+import {validatingAdmissionPolicyStatusController} from './validating-admission-policy-status.js';
+import {pvcProtectionController, pvProtectionController} from './storage-protection.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -42,6 +44,9 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   clusterRoleAggregationController,
   resourceQuotaController,
   rootCaPublisherController,
+  validatingAdmissionPolicyStatusController,
+  pvcProtectionController,
+  pvProtectionController,
 ];
 
 /**
@@ -78,6 +83,7 @@ export const CONTROLLER_OPTIONS_IMPLEMENTED: readonly string[] = [
   'concurrent-daemonset-syncs',
   'concurrent-cron-job-syncs',
   'concurrent-ttl-after-finished-syncs',
+  'concurrent-validating-admission-policy-status-syncs',
   'concurrent-endpoint-syncs',
   'endpoint-updates-batch-period',
   'concurrent-service-endpoint-syncs',

@@ -5,19 +5,18 @@
 import {names} from '../../../../api/names.js';
 import {stringAt} from '../../rest/objects.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 import {isAuthorizedForSignerName} from './signer-authorization.js';
 
 export class CertificateApproval implements AdmissionPlugin {
   readonly name = 'CertificateApproval';
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'UPDATE';
-  }
+  readonly handles = operations('UPDATE');
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
-    const {resource, oldObject} = attributes;
-    if (attributes.subresource !== 'approval' || resource.group !== names().groups.certificates || resource.plural !== 'certificatesigningrequests') return;
+    const {oldObject} = attributes;
+    if (!isResource(attributes, names().groups.certificates, 'certificatesigningrequests', 'approval')) return;
     // The stored request's signer: an approval that also changes the signer is refused by validation anyway.
     const signerName = (oldObject && stringAt(oldObject, 'spec', 'signerName')) ?? '';
     if (!attributes.authorize || !(await isAuthorizedForSignerName(attributes.authorize, attributes.user, 'approve', signerName))) {

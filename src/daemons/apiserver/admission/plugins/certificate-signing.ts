@@ -6,19 +6,18 @@ import {names} from '../../../../api/names.js';
 import {jsonEqual} from '../../../../patch/types.js';
 import {stringAt, valueAt} from '../../rest/objects.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 import {isAuthorizedForSignerName} from './signer-authorization.js';
 
 export class CertificateSigning implements AdmissionPlugin {
   readonly name = 'CertificateSigning';
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'UPDATE';
-  }
+  readonly handles = operations('UPDATE');
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
-    const {resource, object, oldObject} = attributes;
-    if (attributes.subresource !== 'status' || resource.group !== names().groups.certificates || resource.plural !== 'certificatesigningrequests') return;
+    const {object, oldObject} = attributes;
+    if (!isResource(attributes, names().groups.certificates, 'certificatesigningrequests', 'status')) return;
     if (!object || !oldObject) return;
     const same = (...path: string[]) => jsonEqual(valueAt(object, ...path) ?? null, valueAt(oldObject, ...path) ?? null);
     if (same('status', 'certificate') && same('status', 'conditions')) return;

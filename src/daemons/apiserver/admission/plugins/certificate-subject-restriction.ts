@@ -6,7 +6,8 @@ import {names} from '../../../../api/names.js';
 import {stringAt} from '../../rest/objects.js';
 import {loadX509} from '../../../shared/pki/x509-lib.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 
 /** The organizations (O=) of a PEM certificate request, given base64 as in spec.request. */
 export async function requestOrganizations(requestBase64: string): Promise<string[]> {
@@ -21,13 +22,11 @@ export async function requestOrganizations(requestBase64: string): Promise<strin
 export class CertificateSubjectRestriction implements AdmissionPlugin {
   readonly name = 'CertificateSubjectRestriction';
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE';
-  }
+  readonly handles = operations('CREATE');
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
-    const {resource, object} = attributes;
-    if (resource.group !== names().groups.certificates || resource.plural !== 'certificatesigningrequests' || attributes.subresource || !object) return;
+    const {object} = attributes;
+    if (!isResource(attributes, names().groups.certificates, 'certificatesigningrequests') || !object) return;
     const signer = names().signers.apiserverClient;
     if (stringAt(object, 'spec', 'signerName') !== signer) return;
     let organizations: string[];

@@ -7,7 +7,8 @@ import {names} from '../../../../api/names.js';
 import {jsonEqual, type JsonObject} from '../../../../patch/types.js';
 import {deepCopy, metadataOf, stringAt} from '../../rest/objects.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
+import {operations} from '../matching.js';
 import {isAuthorizedForSignerName} from './signer-authorization.js';
 
 /** Upstream's rbac.IsOnlyMutatingGCFields: equal once owner references, finalizers, selfLink and managedFields are the old ones. */
@@ -25,9 +26,7 @@ export function isOnlyMutatingGCFields(object: JsonObject, old: JsonObject): boo
 export class ClusterTrustBundleAttest implements AdmissionPlugin {
   readonly name = 'ClusterTrustBundleAttest';
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE' || operation === 'UPDATE';
-  }
+  readonly handles = operations('CREATE', 'UPDATE');
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
     const {resource, object, oldObject} = attributes;

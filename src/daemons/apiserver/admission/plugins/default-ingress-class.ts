@@ -7,7 +7,8 @@
 import {names} from '../../../../api/names.js';
 import type {JsonObject} from '../../../../patch/types.js';
 import {stringAt, valueAt} from '../../rest/objects.js';
-import type {AdmissionAttributes, AdmissionObjects, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionObjects, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 import {annotationOf, newestDefault} from './default-class.js';
 
 export function ingressHasClass(ingress: JsonObject): boolean {
@@ -27,13 +28,11 @@ export class DefaultIngressClass implements AdmissionPlugin {
 
   constructor(private readonly objects: AdmissionObjects) {}
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE';
-  }
+  readonly handles = operations('CREATE');
 
   async admit(attributes: AdmissionAttributes): Promise<void> {
-    const {resource, object} = attributes;
-    if (resource.group !== names().groups.networking || resource.plural !== 'ingresses' || attributes.subresource || !object) return;
+    const {object} = attributes;
+    if (!isResource(attributes, names().groups.networking, 'ingresses') || !object) return;
     if (ingressHasClass(object)) return;
     const name = defaultIngressClassFor(object, await this.objects.list(names().groups.networking, 'ingressclasses'));
     if (name === undefined) return;

@@ -6,7 +6,8 @@
 import {names} from '../../../../api/names.js';
 import type {JsonObject} from '../../../../patch/types.js';
 import {stringAt, valueAt} from '../../rest/objects.js';
-import type {AdmissionAttributes, AdmissionObjects, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionObjects, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 import {annotationOf, newestDefault} from './default-class.js';
 
 /** Upstream's storageutil.IsDefaultAnnotation. */
@@ -36,13 +37,11 @@ export class DefaultStorageClass implements AdmissionPlugin {
 
   constructor(private readonly objects: AdmissionObjects) {}
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE';
-  }
+  readonly handles = operations('CREATE');
 
   async admit(attributes: AdmissionAttributes): Promise<void> {
-    const {resource, object} = attributes;
-    if (resource.group !== '' || resource.plural !== 'persistentvolumeclaims' || attributes.subresource || !object) return;
+    const {object} = attributes;
+    if (!isResource(attributes, '', 'persistentvolumeclaims') || !object) return;
     if (claimHasClass(object)) return;
     const name = defaultClassFor(object, await this.objects.list(names().groups.storage, 'storageclasses'));
     if (name === undefined) return;

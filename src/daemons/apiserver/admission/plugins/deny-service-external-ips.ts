@@ -5,7 +5,8 @@
 import type {JsonObject} from '../../../../patch/types.js';
 import {valueAt} from '../../rest/objects.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 
 const externalIPs = (service: JsonObject | undefined): string[] => {
   const ips = service && valueAt(service, 'spec', 'externalIPs');
@@ -24,13 +25,11 @@ export function externalIPsAllowed(service: JsonObject, old: JsonObject | undefi
 export class DenyServiceExternalIPs implements AdmissionPlugin {
   readonly name = 'DenyServiceExternalIPs';
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE' || operation === 'UPDATE';
-  }
+  readonly handles = operations('CREATE', 'UPDATE');
 
   validate(attributes: AdmissionAttributes): void {
-    const {resource, object} = attributes;
-    if (resource.group !== '' || resource.plural !== 'services' || attributes.subresource || !object) return;
+    const {object} = attributes;
+    if (!isResource(attributes, '', 'services') || !object) return;
     if (!externalIPsAllowed(object, attributes.oldObject)) throw admissionForbidden(attributes, 'Use of external IPs is denied by admission control');
   }
 }

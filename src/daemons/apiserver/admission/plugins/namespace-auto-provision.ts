@@ -5,16 +5,15 @@
  */
 import {ApiError} from '../../../../api/status.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionObjects, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionObjects, AdmissionPlugin} from '../interfaces.js';
+import {operations} from '../matching.js';
 
 export class NamespaceAutoProvision implements AdmissionPlugin {
   readonly name = 'NamespaceAutoProvision';
 
   constructor(private readonly objects: AdmissionObjects) {}
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE';
-  }
+  readonly handles = operations('CREATE');
 
   async admit(attributes: AdmissionAttributes): Promise<void> {
     if (attributes.dryRun || !attributes.namespace) return;

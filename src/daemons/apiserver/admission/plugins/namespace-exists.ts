@@ -3,16 +3,15 @@
  * the namespace's NotFound (upstream's exists plugin, a validating one).
  */
 import {notFound} from '../../../../api/status.js';
-import type {AdmissionAttributes, AdmissionObjects, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionObjects, AdmissionPlugin} from '../interfaces.js';
+import {operations} from '../matching.js';
 
 export class NamespaceExists implements AdmissionPlugin {
   readonly name = 'NamespaceExists';
 
   constructor(private readonly objects: AdmissionObjects) {}
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE' || operation === 'UPDATE' || operation === 'DELETE';
-  }
+  readonly handles = operations('CREATE', 'UPDATE', 'DELETE');
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
     if (!attributes.namespace) return;

@@ -7,7 +7,8 @@ import type {JsonObject} from '../../../../patch/types.js';
 import {parseQuantity} from '../../../../options/quantity.js';
 import {stringAt, valueAt} from '../../rest/objects.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionObjects, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionObjects, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 
 const storageRequest = (claim: JsonObject): number => {
   const text = valueAt(claim, 'spec', 'resources', 'requests', 'storage');
@@ -39,13 +40,11 @@ export class PersistentVolumeClaimResize implements AdmissionPlugin {
 
   constructor(private readonly objects: AdmissionObjects) {}
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'UPDATE';
-  }
+  readonly handles = operations('UPDATE');
 
   async validate(attributes: AdmissionAttributes): Promise<void> {
-    const {resource, object, oldObject} = attributes;
-    if (resource.group !== '' || resource.plural !== 'persistentvolumeclaims' || attributes.subresource || !object || !oldObject) return;
+    const {object, oldObject} = attributes;
+    if (!isResource(attributes, '', 'persistentvolumeclaims') || !object || !oldObject) return;
     if (storageRequest(object) <= storageRequest(oldObject)) return;
     const className = claimClass(object);
     const storageClass = className ? await this.objects.get(names().groups.storage, 'storageclasses', '', className) : undefined;

@@ -8,7 +8,8 @@ import {isJsonObject, type JsonObject} from '../../../../patch/types.js';
 import {parseQuantity} from '../../../../options/quantity.js';
 import {stringAt, valueAt} from '../../rest/objects.js';
 import {admissionForbidden} from '../errors.js';
-import type {AdmissionAttributes, AdmissionObjects, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionObjects, AdmissionPlugin} from '../interfaces.js';
+import {isResource, operations} from '../matching.js';
 import {mergeTolerations} from '../tolerations.js';
 
 const objectAt = (o: JsonObject, ...path: string[]): JsonObject | undefined => {
@@ -73,9 +74,7 @@ export class RuntimeClass implements AdmissionPlugin {
 
   constructor(private readonly objects: AdmissionObjects) {}
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE';
-  }
+  readonly handles = operations('CREATE');
 
   private async runtimeClassOf(attributes: AdmissionAttributes): Promise<JsonObject | undefined> {
     const name = stringAt(attributes.object!, 'spec', 'runtimeClassName');
@@ -86,7 +85,7 @@ export class RuntimeClass implements AdmissionPlugin {
   }
 
   private ignores(attributes: AdmissionAttributes): boolean {
-    return attributes.subresource !== '' || attributes.resource.group !== '' || attributes.resource.plural !== 'pods' || !attributes.object;
+    return !isResource(attributes, '', 'pods') || !attributes.object;
   }
 
   async admit(attributes: AdmissionAttributes): Promise<void> {

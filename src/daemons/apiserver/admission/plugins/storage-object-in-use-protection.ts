@@ -6,7 +6,8 @@
 import {names} from '../../../../api/names.js';
 import type {JsonObject} from '../../../../patch/types.js';
 import {finalizersOf, metadataOf} from '../../rest/objects.js';
-import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin} from '../interfaces.js';
+import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
+import {operations} from '../matching.js';
 
 export const pvcProtectionFinalizer = (): string => `${names().labelDomain}/pvc-protection`;
 export const pvProtectionFinalizer = (): string => `${names().labelDomain}/pv-protection`;
@@ -20,9 +21,7 @@ export function withFinalizer(object: JsonObject, finalizer: string): void {
 export class StorageObjectInUseProtection implements AdmissionPlugin {
   readonly name = 'StorageObjectInUseProtection';
 
-  handles(operation: AdmissionOperation): boolean {
-    return operation === 'CREATE';
-  }
+  readonly handles = operations('CREATE');
 
   admit(attributes: AdmissionAttributes): void {
     const {resource, object} = attributes;
