@@ -61,6 +61,8 @@ export async function runFleet(v: Readonly<Record<string, unknown>>): Promise<vo
     qps: v.qps as number,
     burst: v.burst as number,
     userAgent: `orch-fleet/v${version}`,
+    // Thousands of lease loops share these: a slow server sees a queue, not thousands of connections.
+    maxSockets: 2 * (v.workers as number) + 2,
   });
   const fleet = new Fleet({client, settings, failPods, workers: v.workers as number, log: (m) => log.info(m)});
   log.info('Registering nodes', 'count', settings.nodes, 'name', settings.name);
