@@ -1,7 +1,7 @@
 /**
  * `orch fleet`: N simulated nodes in one process against any API server (kwok's idea). Each node is
- * registered as the agent registers, renews its Lease with the agent's lease controller (started at
- * its own offset in the renew interval, so renewals arrive at an even rate), posts its Ready status
+ * registered as the agent registers, renews its Lease through the agent's lease controller (each
+ * node at its own fixed offset in the renew interval, so renewals arrive at an even rate), posts its Ready status
  * every node-status-update-frequency when it changed or a report is due, and "runs" the pods bound to
  * it: a Running/Ready status (or Failed, for pods matching --fail-pods-matching), and the pod object
  * deleted once its grace period is over.
@@ -36,8 +36,6 @@ export interface FleetOptions {
   /** Concurrent API calls for registration, node status and pods. */
   workers: number;
   clock?: Clock;
-  /** Jitter of the lease controllers; tests pass `() => 0`. */
-  random?: () => number;
   log?: (message: string) => void;
 }
 
@@ -63,14 +61,19 @@ interface SimNode {
   lastReportAt?: number;
   lease: NodeLeaseController;
   statusTimer?: TimerHandle;
-  leaseStartTimer?: TimerHandle;
+  leaseTimer?: TimerHandle;
+  /** The renewal in flight, if any: a tick that finds one skips its turn rather than pile up. */
+  leaseSync?: Promise<void>;
   /** Pods given an IP so far (the next pod IP). */
   podSequence: number;
+  /** While Silent, the pods it would have acted on: an unreachable node does nothing; handled when it comes back. */
+  held?: Map<string, FleetPod>;
 }
 
 /** Per pod on a fleet node: what its deletion timer needs. */
 interface PodEntry {
   uid?: string;
+  nodeIndex: number;
   deleteTimer?: TimerHandle;
 }
 
@@ -108,7 +111,6 @@ export class Fleet {
           nodeName: name,
           leaseDurationSeconds: settings.nodeLeaseDurationSeconds,
           clock: this.clock,
-          random: options.random,
           onRenew: () => this.counts.leaseRenewals++,
           onError: (error) => this.failed(`lease ${name}`, error),
         }),
@@ -159,10 +161,10 @@ export class Fleet {
     await Promise.all([this.podReflector?.stop(), this.nodeReflector?.stop()]);
     for (const node of this.nodes) {
       if (node.statusTimer) this.clock.clearTimeout(node.statusTimer);
-      if (node.leaseStartTimer) this.clock.clearTimeout(node.leaseStartTimer);
+      if (node.leaseTimer) this.clock.clearTimeout(node.leaseTimer);
     }
     for (const entry of this.pods.values()) if (entry.deleteTimer) this.clock.clearTimeout(entry.deleteTimer);
-    await Promise.all(this.nodes.map((n) => n.lease.stop()));
+    await Promise.all(this.nodes.map((n) => n.leaseSync));
     await Promise.all(this.workers);
   }
 
@@ -215,15 +217,23 @@ export class Fleet {
     if (node.health !== 'Silent') await node.lease.sync();
     this.counts.registered++;
     const settings = this.options.settings;
-    if (node.health !== 'Silent') this.startLease(node, spreadOffset(node.index, settings.nodes, this.renewIntervalMs));
+    if (node.health !== 'Silent') this.scheduleLease(node, spreadOffset(node.index, settings.nodes, this.renewIntervalMs));
     this.scheduleStatus(node, spreadOffset(node.index, settings.nodes, settings.nodeStatusUpdateFrequencyMs));
   }
 
-  private startLease(node: SimNode, delayMs: number): void {
-    if (node.leaseStartTimer) this.clock.clearTimeout(node.leaseStartTimer);
-    node.leaseStartTimer = this.clock.setTimeout(() => {
-      node.leaseStartTimer = undefined;
-      if (!this.stopped && node.health !== 'Silent') node.lease.start();
+  /**
+   * Renewals at a fixed rate from the node's offset (the lease controller's own loop is sliding: it
+   * counts each period from the end of the last renewal, so under a slow server the nodes whose
+   * renewals end together would go on renewing together, and the even spread would clump).
+   */
+  private scheduleLease(node: SimNode, delayMs: number): void {
+    if (node.leaseTimer) this.clock.clearTimeout(node.leaseTimer);
+    node.leaseTimer = this.clock.setTimeout(() => {
+      node.leaseTimer = undefined;
+      if (this.stopped || node.health === 'Silent') return;
+      this.scheduleLease(node, this.renewIntervalMs);
+      if (node.leaseSync) return;
+      node.leaseSync = node.lease.sync().finally(() => (node.leaseSync = undefined));
     }, delayMs);
   }
 
@@ -256,9 +266,18 @@ export class Fleet {
     this.options.log?.(`Node ${node.name} is now ${health}`);
     if (health === 'Silent') {
       // Neither lease nor status: the node lifecycle controller sees it as unreachable.
-      void node.lease.stop();
+      if (node.leaseTimer) this.clock.clearTimeout(node.leaseTimer);
+      node.leaseTimer = undefined;
     } else {
-      if (was === 'Silent') this.startLease(node, 0);
+      if (was === 'Silent') {
+        this.scheduleLease(node, 0);
+        for (const [k, pod] of node.held ?? []) {
+          if (!this.pods.has(k)) continue;
+          if (!this.pendingPods.has(k)) this.pendingPods.set(k, pod);
+          this.queue.add(`pod/${k}`);
+        }
+        node.held = undefined;
+      }
       this.queue.add(`node-status/${node.index}`);
     }
   }
@@ -286,16 +305,18 @@ export class Fleet {
     const key = (pod: FleetPod) => `${pod.metadata.namespace ?? ''}/${pod.metadata.name}`;
     const seen = (pod: FleetPod) => {
       const nodeName = pod.spec?.nodeName;
-      if (!nodeName || nodeIndex(this.options.settings, nodeName) === undefined) return;
+      const index = nodeName ? nodeIndex(this.options.settings, nodeName) : undefined;
+      if (index === undefined) return;
       const k = key(pod);
       const entry = this.pods.get(k);
-      if (!entry || entry.uid !== pod.metadata.uid) this.pods.set(k, { uid: pod.metadata.uid });
+      if (!entry || entry.uid !== pod.metadata.uid) this.pods.set(k, { uid: pod.metadata.uid, nodeIndex: index });
       this.pendingPods.set(k, pod);
       this.queue.add(`pod/${k}`);
     };
     const gone = (k: string) => {
       const entry = this.pods.get(k);
       if (entry?.deleteTimer) this.clock.clearTimeout(entry.deleteTimer);
+      if (entry) this.nodes[entry.nodeIndex]!.held?.delete(k);
       this.pods.delete(k);
       this.pendingPods.delete(k);
     };
@@ -320,15 +341,22 @@ export class Fleet {
     this.pendingPods.delete(k);
     const entry = this.pods.get(k);
     if (!pod || !entry) return;
+    const node = this.nodes[entry.nodeIndex]!;
+    if (this.holdWhileSilent(node, k, pod)) return;
     const fails = this.options.failPods !== undefined && this.options.failPods.length > 0 && matchesLabels(this.options.failPods, pod.metadata.labels);
     const action = decidePod(pod, fails);
     if (action.kind === 'none') return;
     if (action.kind === 'delete') {
       if (entry.deleteTimer) return;
-      entry.deleteTimer = this.clock.setTimeout(() => void this.deletePod(pod).catch((error) => this.failed(`delete pod ${k}`, error)), action.afterMs);
+      entry.deleteTimer = this.clock.setTimeout(() => {
+        if (this.holdWhileSilent(node, k, pod)) {
+          entry.deleteTimer = undefined;
+          return;
+        }
+        void this.deletePod(pod).catch((error) => this.failed(`delete pod ${k}`, error));
+      }, action.afterMs);
       return;
     }
-    const node = this.nodes[nodeIndex(this.options.settings, pod.spec!.nodeName!)!]!;
     const patch = podStatus(pod, action.phase, { now: this.clock.now(), hostIP: nodeIP(node.index), podIP: podIP(node.index, node.podSequence) });
     if (!pod.status?.podIP) node.podSequence++;
     try {
@@ -340,6 +368,13 @@ export class Fleet {
     }
     if (action.phase === 'Running') this.counts.podsRunning++;
     else this.counts.podsFailed++;
+  }
+
+  /** A silent node keeps the pod for later (its latest version) and does nothing now. */
+  private holdWhileSilent(node: SimNode, k: string, pod: FleetPod): boolean {
+    if (node.health !== 'Silent') return false;
+    (node.held ??= new Map()).set(k, pod);
+    return true;
   }
 
   /** Removes the pod object as the agent does once its containers are gone: grace 0, only this uid. */
