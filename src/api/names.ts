@@ -150,6 +150,27 @@ export interface NameSet {
   signers: {apiserverClient: string; apiserverClientKubelet: string; kubeletServing: string; legacyUnknown: string};
   /** The protobuf media type the server answers in (`application/vnd.orch.protobuf`). */
   protobufMediaType: string;
+  /** Identifiers the pod admission plugins read or write (upstream's keys under the product's domains). */
+  podAdmission: {
+    /** LimitRanger's record of the defaults it set (`<labelDomain>/limit-ranger`). */
+    limitRangerAnnotation: string;
+    /** A service account annotation turning on the mountable secrets check. */
+    enforceMountableSecrets: string;
+    /** The projected token volume's name prefix (`kube-api-access`). */
+    apiAccessVolumePrefix: string;
+    /** PodNodeSelector's namespace annotation. */
+    nodeSelector: string;
+    /** PodTolerationRestriction's namespace annotations and configuration group. */
+    defaultTolerations: string;
+    tolerationsWhitelist: string;
+    tolerationRestrictionGroup: string;
+    /** NodeRestriction: the label namespace nodes may never set on themselves. */
+    nodeRestrictionLabelNamespace: string;
+    /** ImagePolicyWebhook: ImageReview's group, its annotation filter and its failed-open pod annotation. */
+    imagePolicyGroup: string;
+    imagePolicyAnnotationInfix: string;
+    imagePolicyFailedOpen: string;
+  };
 }
 
 function build(id: NameSetId): NameSet {
@@ -286,6 +307,19 @@ function build(id: NameSetId): NameSet {
       legacyUnknown: `${labelDomain}/legacy-unknown`,
     },
     protobufMediaType: k ? 'application/vnd.kubernetes.protobuf' : 'application/vnd.orch.protobuf',
+    podAdmission: {
+      limitRangerAnnotation: `${labelDomain}/limit-ranger`,
+      enforceMountableSecrets: `${labelDomain}/enforce-mountable-secrets`,
+      apiAccessVolumePrefix: `${product}-api-access`,
+      nodeSelector: `scheduler.alpha.${labelDomain}/node-selector`,
+      defaultTolerations: `scheduler.alpha.${labelDomain}/defaultTolerations`,
+      tolerationsWhitelist: `scheduler.alpha.${labelDomain}/tolerationsWhitelist`,
+      tolerationRestrictionGroup: `podtolerationrestriction.admission.${domain}`,
+      nodeRestrictionLabelNamespace: `node-restriction.${labelDomain}`,
+      imagePolicyGroup: `imagepolicy.${domain}`,
+      imagePolicyAnnotationInfix: `.image-policy.${domain}/`,
+      imagePolicyFailedOpen: `alpha.image-policy.${domain}/failed-open`,
+    },
   };
 }
 

@@ -347,15 +347,15 @@ export const apiserverOptions: OptionTable = [
     help: 'Seconds a storage lease is shared before a new one is taken.', section: STORAGE, implemented: false,
   },
   {
-    name: 'default-not-ready-toleration-seconds', type: 'int', seedType: 'int', seedDefault: '300', default: '300',
-    help: 'Seconds pods tolerate a not-ready node when they set no toleration of their own.', section: STORAGE,
-    implemented: false,
+    name: 'default-not-ready-toleration-seconds', type: 'int', seedType: 'int', seedDefault: '300', default: '300', min: 0,
+    help: 'Seconds pods tolerate a not-ready node when they set no toleration of their own (DefaultTolerationSeconds).',
+    section: STORAGE, implemented: true,
   },
   {
     name: 'default-unreachable-toleration-seconds', type: 'int', seedType: 'int', seedDefault: '300',
-    default: '300',
-    help: 'Seconds pods tolerate an unreachable node when they set no toleration of their own.',
-    section: STORAGE, implemented: false,
+    default: '300', min: 0,
+    help: 'Seconds pods tolerate an unreachable node when they set no toleration of their own (DefaultTolerationSeconds).',
+    section: STORAGE, implemented: true,
   },
   {
     name: 'allow-privileged', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -583,7 +583,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'service-account-signing-endpoint', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Socket of an external signer for service account tokens.', section: AUTHN, implemented: false,
+    help: 'Socket of an external signer for service account tokens.', section: AUTHN, implemented: true,
   },
   {
     name: 'service-account-lookup', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',

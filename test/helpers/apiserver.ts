@@ -264,8 +264,19 @@ export function testConfig(dataDir: string, engine: Engine, etcdEndpoint?: strin
     },
     versionInfo(),
   );
-  return {...base, ...overrides, storage: {...base.storage, ...overrides.storage}};
+  return {
+    ...base, ...overrides, storage: {...base.storage, ...overrides.storage},
+    admission: {...base.admission, disable: [...TEST_SERVER_DISABLED_ADMISSION], ...overrides.admission},
+  };
 }
+
+/**
+ * The admission plugins test servers leave out, as upstream's integration servers do: no controller
+ * manager runs beside them, so no namespace gets its `default` service account (ServiceAccount would
+ * refuse every pod) and no node loses its not-ready taint (TaintNodesByCondition). A test that wants
+ * them passes an `admission` override with its own `disable` list (or `--disable-admission-plugins`).
+ */
+export const TEST_SERVER_DISABLED_ADMISSION = ['ServiceAccount', 'TaintNodesByCondition'];
 
 /**
  * Starts an ApiServer in this process and waits until /readyz passes. On etcd, each server gets its
@@ -341,6 +352,7 @@ export async function startApiServerProcess(options: {
     '--secure-port', String(port),
     '--bind-address', '127.0.0.1',
     ...(options.engine === 'etcd' ? ['--kvstore-servers', options.etcdEndpoint as string, '--kvstore-prefix', `/registry-${port}`] : []),
+    ...(options.args?.some((a) => /^--(disable-admission-plugins|admission-control)(=|$)/.test(a)) ? [] : ['--disable-admission-plugins', TEST_SERVER_DISABLED_ADMISSION.join(',')]),
     ...(options.args ?? []),
   ];
   let child: ChildProcess | undefined;

@@ -1,8 +1,9 @@
 // @kubernetes/client-node as an operator written in JavaScript uses it (HTTP/1.1 through node-fetch):
-// ConfigMap creates of the given sizes with a watch of them open, from its own process. Prints JSON:
-// per size the names acknowledged, the errors, and the names the watch never reported ADDED.
+// ConfigMap creates of the given sizes with an informer of them running (list, then watch, watching
+// again from its last resourceVersion whenever the server ends the watch), from its own process.
+// Prints JSON: per size the names acknowledged, the errors, and the names the informer never added.
 // Usage: node test/helpers/client-node-load.mjs <orchconfig> <namespace> <prefix> <count> <size,...> [concurrency]
-import {CoreV1Api, KubeConfig, Watch} from '@kubernetes/client-node';
+import {CoreV1Api, KubeConfig, makeInformer} from '@kubernetes/client-node';
 
 const [orchconfig, namespace, prefix, countArg, sizesArg, concurrencyArg = '4'] = process.argv.slice(2);
 const kc = new KubeConfig();
@@ -11,12 +12,11 @@ const api = kc.makeApiClient(CoreV1Api);
 const label = `${prefix}-load`;
 
 const seen = new Set();
-const watch = await new Watch(kc).watch(
-  `/api/v1/namespaces/${namespace}/configmaps`,
-  {labelSelector: `traffic=${label}`},
-  (type, object) => type === 'ADDED' && seen.add(object.metadata.name),
-  () => undefined,
-);
+const informer = makeInformer(kc, `/api/v1/namespaces/${namespace}/configmaps`, () => api.listNamespacedConfigMap({namespace, labelSelector: `traffic=${label}`}), `traffic=${label}`);
+informer.on('add', (object) => seen.add(object.metadata.name));
+// An informer restarts on its own after an error; the error itself is not a lost event.
+informer.on('error', () => setTimeout(() => informer.start().catch(() => undefined), 100));
+await informer.start();
 
 const results = [];
 for (const size of sizesArg.split(',').map(Number)) {
@@ -41,6 +41,6 @@ for (const size of sizesArg.split(',').map(Number)) {
 const acknowledged = results.flatMap((r) => r.acknowledged);
 for (let waited = 0; acknowledged.some((n) => !seen.has(n)) && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
 for (const r of results) r.watchMissing = r.acknowledged.filter((n) => !seen.has(n));
-watch.abort();
+await informer.stop();
 process.stdout.write(JSON.stringify(results));
 process.exit(0);

@@ -1,7 +1,8 @@
 # The Python kubernetes client (Debian's python3-kubernetes) as an operator written in Python uses
 # it (HTTP/1.1 keep-alive through urllib3): ConfigMap creates of the given sizes, with a watch of them
-# open in a thread. Prints JSON: per size the names acknowledged, the errors, and the names the
-# watch never reported ADDED.
+# open in a thread (from a list's resourceVersion, as a reflector starts; without timeout_seconds the
+# client watches again from the last resourceVersion whenever the server ends the stream). Prints
+# JSON: per size the names acknowledged, the errors, and the names the watch never reported ADDED.
 # Usage: python3 test/helpers/python-load.py <orchconfig> <namespace> <prefix> <count> <size,...>
 import json, sys, threading, time
 from kubernetes import client, config, watch
@@ -11,12 +12,13 @@ config.load_kube_config(config_file=orchconfig)
 label = prefix + '-load'
 seen = set()
 ready = threading.Event()
+w = watch.Watch()
 
 def watcher():
-    w = watch.Watch()
     v1 = client.CoreV1Api()
+    start = v1.list_namespaced_config_map(namespace, label_selector='traffic=' + label).metadata.resource_version
     ready.set()
-    for event in w.stream(v1.list_namespaced_config_map, namespace, label_selector='traffic=' + label, timeout_seconds=120):
+    for event in w.stream(v1.list_namespaced_config_map, namespace, label_selector='traffic=' + label, resource_version=start):
         if event['type'] == 'ADDED':
             seen.add(event['object'].metadata.name)
 
@@ -42,4 +44,5 @@ while time.time() < deadline and any(n not in seen for r in results for n in r['
     time.sleep(0.05)
 for r in results:
     r['watchMissing'] = [n for n in r['acknowledged'] if n not in seen]
+w.stop()
 print(json.dumps(results))

@@ -66,8 +66,17 @@ export function rawConnect(creds: AdminCredentials): Promise<RawConnection> {
     });
     const wait = <T>(ready: () => T | undefined, what: string, timeoutMs: number): Promise<T> =>
       new Promise((res, rej) => {
+        // A condition that throws (the connection ended first) rejects the wait, from whichever
+        // event checked it.
         const check = () => {
-          const value = ready();
+          let value: T | undefined;
+          try {
+            value = ready();
+          } catch (error) {
+            done();
+            rej(error as Error);
+            return;
+          }
           if (value !== undefined) {
             done();
             res(value);

@@ -108,44 +108,88 @@ function http2Exchange(session, method, path, body, headers) {
 
 /**
  * A watch of the load's ConfigMaps (label traffic=load) on the given HTTP/2 session or HTTP/1.1 agent:
- * collects the names of ADDED objects. stop() ends it.
+ * collects the names of ADDED objects. Like client-go's reflector, it watches again from the
+ * highest resourceVersion it received whenever the server ends the stream (upstream and orch end a watch
+ * whose client falls too far behind, and every watch at its timeout), so an event is missed only
+ * if the server really lost it. `restarts` counts those re-watches, `errors` the ERROR events
+ * (a 410 would mean a relist; none is expected here). stop() ends it.
  */
 function openWatch(creds, transport, namespace, protocol) {
   const seen = new Set();
-  const path = `/api/v1/namespaces/${namespace}/configmaps?watch=1&labelSelector=traffic%3Dload&timeoutSeconds=600`;
-  let buffer = '';
-  const onData = (chunk) => {
-    buffer += chunk.toString('utf8');
-    let newline;
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      if (!line.trim()) continue;
-      const event = JSON.parse(line);
-      if (event.type === 'ADDED') seen.add(event.object.metadata.name);
-    }
-  };
-  let stop;
-  const ready = new Promise((resolve) => {
+  const state = {restarts: 0, errors: [], stopped: false, resourceVersion: undefined, stop: () => undefined};
+  const pathAt = (rv) => `/api/v1/namespaces/${namespace}/configmaps?watch=1&labelSelector=traffic%3Dload&timeoutSeconds=600${rv ? `&resourceVersion=${rv}` : ''}`;
+  const start = (onReady) => {
+    let buffer = '';
+    const onData = (chunk) => {
+      buffer += chunk.toString('utf8');
+      let newline;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (!line.trim()) continue;
+        const event = JSON.parse(line);
+        if (event.type === 'ERROR') {
+          state.errors.push(event.object?.message ?? JSON.stringify(event.object));
+          // 410 Gone: the history is compacted past where this watch was; list again (a watch
+          // without a resourceVersion starts with the whole state), as a reflector relists.
+          if (event.object?.code === 410) state.resourceVersion = undefined;
+          continue;
+        }
+        // The highest seen, not the last: the initial ADDED events come in key order, and a
+        // snapshot at list revision L holds every object up to it, so resuming from the highest
+        // object revision only replays events the snapshot already reflects.
+        const rv = Number(event.object?.metadata?.resourceVersion);
+        if (rv > (state.resourceVersion ?? 0)) state.resourceVersion = rv;
+        if (event.type === 'ADDED') seen.add(event.object.metadata.name);
+      }
+    };
+    // The stream ended without stop() (or failed to start): watch again from where it was, after
+    // a short pause as a reflector backs off.
+    let ended = false;
+    const onEnd = () => {
+      if (ended) return;
+      ended = true;
+      onReady();
+      if (state.stopped) return;
+      state.restarts++;
+      setTimeout(() => state.stopped || start(() => undefined), 100);
+    };
+    const path = pathAt(state.resourceVersion);
     if (protocol === 'h2') {
-      const stream = transport.request({[h2.HTTP2_HEADER_METHOD]: 'GET', [h2.HTTP2_HEADER_PATH]: path, accept: 'application/json'});
-      stream.on('response', () => resolve());
+      let stream;
+      try {
+        stream = transport().request({[h2.HTTP2_HEADER_METHOD]: 'GET', [h2.HTTP2_HEADER_PATH]: path, accept: 'application/json'});
+      } catch {
+        return onEnd();
+      }
+      stream.on('response', () => onReady());
       stream.on('data', onData);
-      stream.on('error', () => resolve());
+      stream.on('error', () => undefined);
+      stream.on('close', onEnd);
       stream.end();
-      stop = () => stream.close(h2.NGHTTP2_CANCEL);
+      state.stop = () => stream.close(h2.NGHTTP2_CANCEL);
     } else {
       const req = httpsRequest(new URL(path, creds.server), {method: 'GET', agent: transport, headers: {accept: 'application/json'}}, (res) => {
-        resolve();
+        onReady();
         res.on('data', onData);
         res.on('error', () => undefined);
+        res.on('close', onEnd);
       });
-      req.on('error', () => resolve());
+      req.on('error', onEnd);
       req.end();
-      stop = () => req.destroy();
+      state.stop = () => req.destroy();
     }
-  });
-  return {seen, ready, stop: () => stop()};
+  };
+  const ready = new Promise((resolve) => start(resolve));
+  return {
+    seen,
+    ready,
+    watchState: state,
+    stop: () => {
+      state.stopped = true;
+      state.stop();
+    },
+  };
 }
 
 /**
@@ -169,7 +213,14 @@ export async function runLoad(options) {
     const index = i % connections;
     let s = sessions[index];
     if (!s || s.closed || s.destroyed) {
-      s = http2Connect(creds.server, {ca: creds.ca, cert: creds.cert, key: creds.key});
+      // Node's client counts the request bodies it has queued against its own maxSessionMemory
+      // (10 MB by default) and refuses response headers past it with ENHANCE_YOUR_CALM: eight 3 MB
+      // bodies at once on one connection failed in the client, not in the server. Go's client
+      // (kubectl) has no such limit; this one gets room for what it sends at once.
+      // Flow-control windows as Go's transport (kubectl, client-go) sets them: 4 MiB per stream and
+      // 1 GiB per connection; Node's 64 KiB default holds a watch to a window per event-loop turn.
+      s = http2Connect(creds.server, {ca: creds.ca, cert: creds.cert, key: creds.key, maxSessionMemory: 128, settings: {initialWindowSize: 4 << 20}});
+      s.once('connect', (session) => session.setLocalWindowSize(1 << 30));
       s.on('error', () => undefined);
       sessions[index] = s;
     }
@@ -178,7 +229,7 @@ export async function runLoad(options) {
 
   const watches = [];
   if (options.watch) {
-    if (protocol === 'h2') for (let i = 0; i < connections; i++) watches.push(openWatch(creds, sessionAt(i), namespace, protocol));
+    if (protocol === 'h2') for (let i = 0; i < connections; i++) watches.push(openWatch(creds, () => sessionAt(i), namespace, protocol));
     else watches.push(openWatch(creds, agent, namespace, protocol));
     await Promise.all(watches.map((w) => w.ready));
   }
@@ -231,7 +282,11 @@ export async function runLoad(options) {
     const acknowledged = results.flatMap((r) => r.acknowledged);
     const missing = () => acknowledged.filter((n) => !watches.every((w) => w.seen.has(n)));
     for (let waited = 0; missing().length > 0 && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-    for (const r of results) r.watchMissing = r.acknowledged.filter((n) => !watches.every((w) => w.seen.has(n)));
+    for (const r of results) {
+      r.watchMissing = r.acknowledged.filter((n) => !watches.every((w) => w.seen.has(n)));
+      r.watchRestarts = watches.reduce((n, w) => n + w.watchState.restarts, 0);
+      r.watchErrors = watches.flatMap((w) => w.watchState.errors);
+    }
     for (const w of watches) w.stop();
   }
   agent?.destroy();

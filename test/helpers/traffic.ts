@@ -36,6 +36,10 @@ export interface LoadResult {
   p99Ms: number;
   /** With watch: acknowledged names a watch never reported ADDED. */
   watchMissing?: string[];
+  /** With watch: how often the server ended a watch and it was resumed from its last resourceVersion. */
+  watchRestarts?: number;
+  /** With watch: the messages of ERROR events (a 410 makes the watch list again). */
+  watchErrors?: string[];
 }
 
 const LOAD_SCRIPT = join(repoRoot, 'test', 'helpers', 'traffic-load.mjs');

@@ -18,6 +18,7 @@
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {readFileSync} from 'node:fs';
 import {startApiServerProcess, type ServerProcess} from '../helpers/apiserver.js';
+import {names} from '../../src/api/names.js';
 import {eventually, killGroupIfLeader, processAlive, runningPid, shellPod, startAgent, writeManifest, type AgentProcess} from '../helpers/agent.js';
 import {memoryFromMeminfo} from '../../src/daemons/agent/eviction/observations.js';
 
@@ -76,6 +77,11 @@ async function waitEvicted(name: string, timeoutMs: number): Promise<any> {
 
 beforeAll(async () => {
   server = await startApiServerProcess({engine: 'sqlite'});
+  // Pods take their priority from a class (the Priority admission plugin refuses a bare spec.priority).
+  const high = await server.client.post(`/apis/${names().groups.scheduling}/v1/priorityclasses`, {
+    apiVersion: `${names().groups.scheduling}/v1`, kind: 'PriorityClass', metadata: {name: 'hog-priority'}, value: 100,
+  });
+  if (high.status !== 201) throw new Error(`create priority class: HTTP ${high.status} ${high.text}`);
   thresholdMi = Math.floor((availableNow() - HOG_BYTES / 2) / Mi);
   agent = await startAgent({
     nodeName: NODE,
@@ -108,7 +114,7 @@ describe('memory eviction', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {name: 'hog'},
-      spec: {priority: 100, terminationGracePeriodSeconds: 1, containers: [{name: 'main', image: 'node', command: [process.execPath, '-e', hogScript]}]},
+      spec: {priorityClassName: 'hog-priority', terminationGracePeriodSeconds: 1, containers: [{name: 'main', image: 'node', command: [process.execPath, '-e', hogScript]}]},
     });
     const hogPid = await eventually(async () => runningPid(await apiPod('hog')), 'hog to run');
     await eventually(() => rssBytes(hogPid) >= HOG_BYTES * 0.9, 'hog to hold its memory', 20_000, 200);

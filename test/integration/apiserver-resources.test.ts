@@ -179,15 +179,25 @@ describe('every group through kubectl', () => {
     const listed = await getJson([kinds.join(',')]);
     const seen = listed.items.map((i: any) => `${i.kind}/${i.metadata.name}`);
     expect(seen).toEqual(expect.arrayContaining(objects.map((o) => `${o.kind}/${o.metadata.name}`)));
-    // The claim and the volume carry StorageObjectInUseProtection's finalizers, which the controller
-    // manager's protection controllers remove (not running here): they stay, being deleted.
+    // No controller manager runs here, so nothing removes the protection finalizers the default
+    // StorageObjectInUseProtection admission plugin put on the claim and the volume: kubectl's
+    // delete would wait for them forever. Delete without waiting, see both left terminating with
+    // their finalizer, and remove it as an administrator of such a server would.
     const deleted = (await ok(['delete', '-f', file, '--wait=false'])).trim().split('\n');
     expect(deleted).toHaveLength(objects.length);
-    for (const [kind, name] of [['pvc', 'claim'], ['pv', 'pv1']]) {
-      const left = await getJson([kind, name]);
-      expect(left.metadata.deletionTimestamp).toBeDefined();
-      expect(left.metadata.finalizers).toEqual([`${n.labelDomain}/${kind}-protection`]);
+    const protectedObjects: [string, string, string][] = [
+      ['persistentvolumeclaim', 'claim', `${n.labelDomain}/pvc-protection`],
+      ['persistentvolume', 'pv1', `${n.labelDomain}/pv-protection`],
+    ];
+    for (const [resource, name, finalizer] of protectedObjects) {
+      const terminating = await getJson(['-n', 'default', resource, name]);
+      expect(terminating.metadata.deletionTimestamp).toBeDefined();
+      expect(terminating.metadata.finalizers).toEqual([finalizer]);
+      await ok(['-n', 'default', 'patch', resource, name, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
     }
+    const ours = new Set(objects.map((o) => `${o.kind}/${o.metadata.name}`));
+    const left = (await getJson([kinds.join(',')])).items.map((i: any) => `${i.kind}/${i.metadata.name}`);
+    expect(left.filter((object: string) => ours.has(object))).toEqual([]);
   });
 
   it('refuses to change what upstream keeps immutable', async () => {

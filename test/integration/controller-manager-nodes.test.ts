@@ -23,7 +23,7 @@
  * zone is now in new state"); its dashboard snapshot lives in its own process.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
-import {startApiServerProcess, sleep, type ApiClient, type ServerProcess} from '../helpers/apiserver.js';
+import {TEST_SERVER_DISABLED_ADMISSION, startApiServerProcess, sleep, type ApiClient, type ServerProcess} from '../helpers/apiserver.js';
 import {startControllerManager, timedWatch, type ControllerManagerProcess, type TimedEvent, type TimedWatch} from '../helpers/controller-manager.js';
 
 const GRACE_MS = 4000;
@@ -170,7 +170,9 @@ let controllerStartedAt = 0;
 const figures: Record<string, string> = {};
 
 beforeAll(async () => {
-  server = await startApiServerProcess({engine: 'sqlite'});
+  // The pods here set no tolerations and must go at the eviction rate: DefaultTolerationSeconds would
+  // give them five minutes of tolerating unreachable nodes.
+  server = await startApiServerProcess({engine: 'sqlite', args: ['--disable-admission-plugins', [...TEST_SERVER_DISABLED_ADMISSION, 'DefaultTolerationSeconds'].join(',')]});
   const client = server.client;
   const ns = await client.post('/api/v1/namespaces', {apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'orch-node-lease'}});
   if (ns.status >= 300 && ns.status !== 409) throw new Error(`namespace orch-node-lease: ${ns.status} ${ns.text}`);

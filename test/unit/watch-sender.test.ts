@@ -47,6 +47,21 @@ describe('WatchSender', () => {
     expect(res.written).toEqual(['1', '2', '3', '4', '5']);
   });
 
+  it('writes on past the high-water mark until the response holds writeAheadBytes unsent', () => {
+    // A response over its high-water mark from the first line (write() says false), that tells how much it holds.
+    let sent = 0;
+    const res = new FakeResponse(0);
+    Object.defineProperty(res, 'writableLength', {get: () => res.written.join('').length - sent});
+    const sender = new WatchSender(res, {maxQueuedBytes: 1000, onOverflow: () => undefined, writeAheadBytes: 10});
+    for (const line of ['aaaa', 'bbbb', 'cccc', 'dddd']) sender.send(() => line, 4);
+    // 4, 8, then 12 bytes held: the third line reaches the write-ahead, the fourth waits.
+    expect(res.written).toEqual(['aaaa', 'bbbb', 'cccc']);
+    expect(sender.pending).toBe(1);
+    sent = 12;
+    res.drain();
+    expect(res.written).toEqual(['aaaa', 'bbbb', 'cccc', 'dddd']);
+  });
+
   it('makes a line only when its turn comes', () => {
     const res = new FakeResponse(1);
     const sender = new WatchSender(res, {maxQueuedBytes: 1000, onOverflow: () => undefined});

@@ -179,6 +179,7 @@ export class ApiServer {
   private nodeGraph?: NodeGraphInformer;
   private stopAuthorization?: () => void;
   private stopAuthentication?: () => void;
+  private externalSigner?: {close(): void};
   /** The authorizer types in effect, in order (the modes, or the configuration file's types). */
   private authorizationModesInEffect = () => this.config.authorizationModes;
   private lifecycle?: ShutdownLifecycle;
@@ -274,8 +275,13 @@ export class ApiServer {
       const sa = auth.serviceAccounts;
       // Built on first use: the JWKS URI names the port, known once the server listens.
       let documents: Promise<IssuerDiscovery> | undefined;
-      this.issuerDiscovery = () => (documents ??= issuerDiscovery(sa.issuers[0], c.serviceAccounts?.jwksUri ?? `${this.externalUrl()}${JWKS_PATH}`, sa.verificationKeys));
+      const jwksUri = () => c.serviceAccounts?.jwksUri ?? `${this.externalUrl()}${JWKS_PATH}`;
+      // An external signer's keys change as it rotates: its documents are made on each request.
+      this.issuerDiscovery = sa.externalSigner
+        ? () => issuerDiscovery(sa.issuers[0], jwksUri(), sa.discoveryKeys())
+        : () => (documents ??= issuerDiscovery(sa.issuers[0], jwksUri(), sa.verificationKeys));
     }
+    this.externalSigner = auth.serviceAccounts?.externalSigner;
     this.tokenServices = {issuer: auth.serviceAccounts?.issuer, union: auth.tokenUnion, apiAudiences: auth.apiAudiences};
     for (const warning of auth.warnings) log.warning(warning);
     this.authenticator = auth.authenticator;
@@ -698,6 +704,7 @@ export class ApiServer {
     this.nodeGraph?.stop();
     this.stopAuthorization?.();
     this.stopAuthentication?.();
+    this.externalSigner?.close();
     this.sweeper?.stop();
     this.logCheck.stop();
     await this.admission?.close();

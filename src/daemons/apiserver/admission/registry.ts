@@ -28,6 +28,18 @@ import {PodTopologyLabels} from './plugins/pod-topology-labels.js';
 import {PodResizeValidator} from './plugins/pod-resize-validator.js';
 import {NodeDeclaredFeatureValidator} from './plugins/node-declared-feature-validator.js';
 import {PodGroupProtection} from './plugins/pod-group-protection.js';
+import {AlwaysPullImages} from './plugins/always-pull-images.js';
+import {createDefaultTolerationSeconds} from './plugins/default-toleration-seconds.js';
+import {ExtendedResourceToleration} from './plugins/extended-resource-toleration.js';
+import {createImagePolicyWebhook} from './plugins/image-policy-webhook.js';
+import {LimitPodHardAntiAffinityTopology} from './plugins/limit-pod-hard-anti-affinity-topology.js';
+import {createLimitRanger} from './plugins/limit-ranger.js';
+import {createNodeRestriction} from './plugins/node-restriction.js';
+import {createPodNodeSelector} from './plugins/pod-node-selector.js';
+import {createPodTolerationRestriction} from './plugins/pod-toleration-restriction.js';
+import {createPriority} from './plugins/priority.js';
+import {createServiceAccount} from './plugins/service-account.js';
+import {TaintNodesByCondition} from './plugins/taint-nodes-by-condition.js';
 import {createEventRateLimit} from './plugins/event-rate-limit.js';
 import {createResourceQuotaAdmission} from './plugins/resource-quota/index.js';
 import {createPodSecurity} from './plugins/pod-security/index.js';
@@ -57,6 +69,18 @@ export const ADMISSION_PLUGIN_FACTORIES: {readonly [name in AdmissionPluginName]
   PodResizeValidator: (context) => new PodResizeValidator(context.objects),
   NodeDeclaredFeatureValidator: () => new NodeDeclaredFeatureValidator(),
   PodGroupProtection: () => new PodGroupProtection(),
+  LimitPodHardAntiAffinityTopology: () => new LimitPodHardAntiAffinityTopology(),
+  LimitRanger: createLimitRanger,
+  ServiceAccount: createServiceAccount,
+  NodeRestriction: createNodeRestriction,
+  TaintNodesByCondition: () => new TaintNodesByCondition(),
+  AlwaysPullImages: () => new AlwaysPullImages(),
+  ImagePolicyWebhook: createImagePolicyWebhook,
+  PodNodeSelector: createPodNodeSelector,
+  Priority: createPriority,
+  DefaultTolerationSeconds: createDefaultTolerationSeconds,
+  PodTolerationRestriction: createPodTolerationRestriction,
+  ExtendedResourceToleration: () => new ExtendedResourceToleration(),
   EventRateLimit: createEventRateLimit,
   ResourceQuota: createResourceQuotaAdmission,
   PodSecurity: createPodSecurity,

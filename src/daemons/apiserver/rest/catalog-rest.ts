@@ -46,6 +46,11 @@ export interface CatalogRestContext {
   admitBinding(wctx: WriteContext, name: string, body: unknown): Promise<JsonObject>;
   /** CONNECT admission of the request with its connect options (proxy subresources); throws when refused. */
   admitConnect(options: JsonObject): Promise<void>;
+  /**
+   * CREATE admission of a subresource's body that is not stored as such (an Eviction, a TokenRequest),
+   * as upstream's create handler runs it; throws when refused.
+   */
+  admitCreate(object: JsonObject): Promise<void>;
 }
 
 /** serviceaccounts/token on a server without a token issuer: 501 naming what is missing (never 404: the subresource exists). */
@@ -107,9 +112,11 @@ export async function serveCatalogRest(c: CatalogRestContext): Promise<boolean> 
   }
   if (info.group === '' && info.plural === 'pods' && sub?.name === 'eviction') {
     const policyInfo = c.lookup('policy', 'v1', 'poddisruptionbudgets')!;
+    const body = await c.readJsonBody();
+    if (isJsonObject(body)) await c.admitCreate(body);
     const status = await evict(
       {pods: c.registryFor(info), budgets: c.registryFor(policyInfo), now: () => c.clock.now()},
-      c.namespace, request.name, await c.readJsonBody(), c.writeContext('eviction'),
+      c.namespace, request.name, body, c.writeContext('eviction'),
     );
     writeJson(c.res, 201, status, {pretty: c.pretty});
     return true;
@@ -120,7 +127,9 @@ export async function serveCatalogRest(c: CatalogRestContext): Promise<boolean> 
       throw tokenRequestUnavailable(request.name);
     }
     const get = (plural: 'serviceaccounts' | 'pods' | 'secrets', name: string) => c.registryFor(c.lookup('', 'v1', plural)!).get(c.namespace, name);
-    const {object, warnings} = await requestToken(await c.readJsonBody(), c.namespace, request.name, c.tokens.issuer, get, c.clock.now());
+    const body = await c.readJsonBody();
+    if (isJsonObject(body)) await c.admitCreate(body);
+    const {object, warnings} = await requestToken(body, c.namespace, request.name, c.tokens.issuer, get, c.clock.now());
     writeJson(c.res, 201, object, {pretty: c.pretty, warnings});
     return true;
   }

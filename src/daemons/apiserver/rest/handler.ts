@@ -378,6 +378,11 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       admitConnect: (connectOptions) => admitConnect(ctx, {
         group: info.group, version: info.version, resource: info.plural, subresource: sub?.name ?? '', namespace, name: request.name,
       }, connectOptions),
+      admitCreate: async (object) => {
+        const attributes = admissionAttributes(writeContext(req, ctx, query, 'CreateOptions', sub?.name ?? ''), 'CREATE', info, namespace, request.name, object);
+        await admission.admit(attributes);
+        await admission.validate(attributes);
+      },
     })) return;
     const store = registryFor(info);
     const name = request.name;

@@ -198,8 +198,8 @@ export class RegistryStore {
   // Reads.
 
   /** The store's watch on this resource's keys (a watch cache, when the store is one). */
-  watchStore(prefix: string, afterRevision: number, onEvent: (event: StoreEvent) => void, onError: (error: Error) => void): WatchHandle {
-    return this.deps.store.watch(prefix, afterRevision, onEvent, onError);
+  watchStore(prefix: string, afterRevision: number, onEvent: (event: StoreEvent) => void, onError: (error: Error) => void, onProgress?: (revision: number) => void): WatchHandle {
+    return this.deps.store.watch(prefix, afterRevision, onEvent, onError, onProgress);
   }
 
   async get(namespace: string, name: string, resourceVersion?: string): Promise<JsonObject> {

@@ -135,8 +135,42 @@ function defaultTemplate(object: JsonObject): void {
   defaultPodSpec(valueAt(object, 'spec', 'template', 'spec'));
 }
 
+/**
+ * Upstream's SetDefaults_Pod: a container (or init container) with a limit and no request for a
+ * resource requests its limit. Pods only, not templates.
+ */
+export function defaultPodRequestsFromLimits(pod: JsonObject): void {
+  const spec = pod.spec;
+  if (!isJsonObject(spec)) return;
+  for (const list of ['containers', 'initContainers']) {
+    for (const c of Array.isArray(spec[list]) ? (spec[list] as JsonValue[]) : []) {
+      if (!isJsonObject(c) || !isJsonObject(c.resources) || !isJsonObject(c.resources.limits)) continue;
+      const requests = isJsonObject(c.resources.requests) ? c.resources.requests : (c.resources.requests = {});
+      for (const [key, value] of Object.entries(c.resources.limits)) if (!(key in requests)) requests[key] = value;
+    }
+  }
+}
+
+/**
+ * Upstream's SetDefaults_LimitRangeItem, for Container items: the default limit falls back to max,
+ * the default request to the default limit, then to min.
+ */
+function defaultLimitRange(o: JsonObject): void {
+  const limits = isJsonObject(o.spec) && Array.isArray(o.spec.limits) ? o.spec.limits : [];
+  for (const item of limits) {
+    if (!isJsonObject(item) || item.type !== 'Container') continue;
+    const defaults = isJsonObject(item.default) ? item.default : (item.default = {});
+    const requests = isJsonObject(item.defaultRequest) ? item.defaultRequest : (item.defaultRequest = {});
+    for (const [k, v] of Object.entries(isJsonObject(item.max) ? item.max : {})) if (!(k in defaults)) defaults[k] = v;
+    for (const [k, v] of Object.entries(defaults)) if (!(k in requests)) requests[k] = v;
+    for (const [k, v] of Object.entries(isJsonObject(item.min) ? item.min : {})) if (!(k in requests)) requests[k] = v;
+  }
+}
+
 const DEFAULTS: Record<string, (o: JsonObject) => void> = {
+  LimitRange: defaultLimitRange,
   Pod: (o) => {
+    defaultPodRequestsFromLimits(o);
     defaultPodSpec(o.spec);
     o.status = { phase: 'Pending', qosClass: 'BestEffort' };
   },
@@ -308,6 +342,7 @@ export function strategyFor(info: ResourceInfo): Strategy {
     },
     prepareForUpdate(object, previous) {
       if (info.kind === 'Secret' && !custom) mergeStringData(object);
+      if (info.kind === 'LimitRange' && !custom) defaultLimitRange(object);
       if (hasStatus) {
         if (previous.status === undefined) delete object.status;
         else object.status = previous.status;

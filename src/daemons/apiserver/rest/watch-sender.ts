@@ -1,10 +1,8 @@
 /**
  * The outbound side of a watch stream: events are written in order and only as fast as the client
- * reads them (the response's backpressure), as a Go handler's writes block under HTTP/2 flow
- * control. Writing every event at once instead piles the bytes up in the process: on HTTP/2 they
- * count against the session's memory, and past Node's maxSessionMemory (10 MB) every new stream on
- * that connection is refused with ENHANCE_YOUR_CALM (a watch sending a large initial list made
- * kubectl's writes on the same connection fail); on HTTP/1 a slow client grows the heap unbounded.
+ * reads them (the response's backpressure, with WRITE_AHEAD_BYTES in flight), as a Go handler's
+ * writes block under HTTP/2 flow control. Writing every event at once instead piles the bytes up in
+ * the process without bound (a large initial list, a client that does not read).
  *
  * Events that wait are kept in a queue; when the bytes waiting pass maxQueuedBytes, the client is
  * not keeping up and the watch is ended (onOverflow), as upstream's cacher terminates an
@@ -23,6 +21,8 @@ export interface WritableResponse {
   off?(event: 'drain' | 'close', listener: () => void): unknown;
   readonly writableEnded?: boolean;
   readonly destroyed?: boolean;
+  /** Bytes written and not yet sent (Node's responses have it). */
+  readonly writableLength?: number;
 }
 
 export interface WatchSenderOptions {
@@ -30,7 +30,20 @@ export interface WatchSenderOptions {
   maxQueuedBytes: number;
   /** Called once when the queue overflows (the caller ends the watch). */
   onOverflow: () => void;
+  /** Bytes a response may hold unsent before the sender waits for it to drain (default WRITE_AHEAD_BYTES). */
+  writeAheadBytes?: number;
 }
+
+/**
+ * How far ahead of the client a watch writes. A response reports backpressure past its 16 KiB
+ * high-water mark, and its 'drain' comes only once that is sent, a turn of the event loop later: a
+ * sender stopping there writes one event of 16 KiB or more per turn, while a busy server takes in
+ * several writes per turn, so every watch of large objects fell behind under write load and was
+ * ended as a slow client although its client read at once. Go's handler writes on until the
+ * client's flow-control window (4 MiB for client-go) is full. What is written ahead sits in the
+ * stream's buffer, not against an HTTP/2 session's memory.
+ */
+export const WRITE_AHEAD_BYTES = 1024 * 1024;
 
 /** Upstream's cacher gives each watcher a buffer of about 100 events; this bounds what one slow client holds. */
 export const DEFAULT_MAX_QUEUED_BYTES = 4 * 1024 * 1024;
@@ -96,7 +109,9 @@ export class WatchSender {
       this.queuedBytes -= entry.bytes;
       const line = entry.make();
       if (line === undefined) continue;
-      if (!this.res.write(line)) {
+      // Past the high-water mark, writing goes on while the response holds less than the
+      // write-ahead (a response that cannot tell how much it holds is taken at its word).
+      if (!this.res.write(line) && (this.res.writableLength ?? Infinity) >= (this.options.writeAheadBytes ?? WRITE_AHEAD_BYTES)) {
         this.waitingForDrain = true;
         this.res.once('drain', () => {
           this.waitingForDrain = false;

@@ -141,6 +141,15 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
   bookmarkTimer?.unref?.();
   res.on('close', end);
 
+  // History the client asked for (a resourceVersion in the past) is replayed as the client reads
+  // and does not count against the bound for a client falling behind, which is about live events:
+  // upstream's cacheWatcher sends its initial interval straight to the client, and only live events
+  // waiting in its buffer end a slow watcher. Counting the replay ended every re-watch of a client
+  // that had fallen behind once (its catch-up alone passed the bound), so it never caught up. The
+  // store's first progress mark gives the revision the replay goes to (the cache and SQLite send
+  // it after the replay; a raw etcd watch before it, so there the replay counts as live).
+  let replayedUntil: number | undefined;
+  const counts = (revision: number) => replayedUntil !== undefined && revision > replayedUntil;
   // Objects a conversion webhook must convert are sent in order, each once converted.
   let converting = Promise.resolve();
   handle = request.registry.watchStore(prefix, startRevision, (event) => {
@@ -148,7 +157,7 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
     const translated = translateEvent(registry, params, event);
     if (!translated) return;
     // What waits for a slow client counts against its bound at about the stored size.
-    const bytes = (event.value ?? event.prevValue ?? '').length;
+    const bytes = counts(event.revision) ? (event.value ?? event.prevValue ?? '').length : 0;
     if (!registry.convertsOnRead()) return send(translated, bytes);
     converting = converting.then(async () => {
       try {
@@ -165,6 +174,8 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
       : internalError(error).status;
     send({ type: 'ERROR', object: status as unknown as JsonObject });
     end();
+  }, (revision) => {
+    replayedUntil ??= revision;
   });
   if (ended) handle.close();
   return { close: end, done, ended: () => ended };

@@ -20,8 +20,9 @@ import {schedulerController} from './scheduler.js';
 import {clusterRoleAggregationController} from './clusterrole-aggregation.js';
 import {resourceQuotaController} from './resourcequota.js';
 import {rootCaPublisherController} from './root-ca-publisher.js';
+import {pvcProtectionController} from './pvc-protection.js';
+import {pvProtectionController} from './pv-protection.js';
 import {validatingAdmissionPolicyStatusController} from './validating-admission-policy-status.js';
-import {pvcProtectionController, pvProtectionController} from './storage-protection.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
@@ -44,9 +45,9 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   clusterRoleAggregationController,
   resourceQuotaController,
   rootCaPublisherController,
-  validatingAdmissionPolicyStatusController,
   pvcProtectionController,
   pvProtectionController,
+  validatingAdmissionPolicyStatusController,
 ];
 
 /**

@@ -29,15 +29,6 @@ export interface SecureServingOptions {
 /** Upstream's MaxConcurrentStreams when --http2-max-streams-per-connection is 0 (golang.org/x/net's client default). */
 export const DEFAULT_HTTP2_MAX_STREAMS = 100;
 
-/**
- * What one HTTP/2 connection may hold in the server (Node's maxSessionMemory, in MB; default 10).
- * Node acknowledges request data as it arrives, so bodies not read yet count here; past the limit
- * every new stream of the connection is refused with ENHANCE_YOUR_CALM. 10 MB let four 3 MB bodies
- * sent at once on one connection (kubectl applying large objects in parallel) fail; upstream gives a
- * connection 256 KiB per stream for 100 streams (25 MB). 64 MB holds twenty bodies at the 3 MiB limit.
- */
-export const HTTP2_MAX_SESSION_MEMORY_MB = 64;
-
 const list = (v: unknown): string[] | undefined => (Array.isArray(v) && v.length > 0 ? (v as string[]) : undefined);
 
 export function secureServingOptions(values: Record<string, unknown>): SecureServingOptions {
@@ -75,9 +66,11 @@ export async function createSecureServer(
 ): Promise<SecureServer> {
   const timeouts = o.connectionTimeouts ?? UPSTREAM_CONNECTION_TIMEOUTS;
   const withTimeouts = {...tls, ...tlsHandshakeTimeout(timeouts)};
-  // Go's HTTP/1 semantics: one request of a connection at a time, 100 Continue when the body is read;
-  // and on HTTP/2, a body left unread when the response is done is drained (see drainUnreadHttp2Bodies).
-  const sequenced = oneRequestAtATime(drainUnreadHttp2Bodies(handler));
+  // Go's HTTP/1 semantics: one request of a connection at a time, 100 Continue when the body is read.
+  // (On HTTP/2, Node resets a stream whose body is unread when its response ends, RST_STREAM
+  // NO_ERROR as Go does; what one session may hold stays at Node's 10 MB: unread request data is
+  // held back by flow control and a response written ahead sits in its stream, so neither counts.)
+  const sequenced = oneRequestAtATime(handler);
   let server: SecureServer;
   if (o.disableHttp2) {
     const https = await import('node:https');
@@ -85,32 +78,12 @@ export async function createSecureServer(
   } else {
     const http2 = await import('node:http2');
     const maxConcurrentStreams = o.http2MaxStreamsPerConnection > 0 ? o.http2MaxStreamsPerConnection : DEFAULT_HTTP2_MAX_STREAMS;
-    server = http2.createSecureServer({...withTimeouts, allowHTTP1: true, maxSessionMemory: HTTP2_MAX_SESSION_MEMORY_MB, settings: {maxConcurrentStreams}}, sequenced as never) as unknown as SecureServer;
+    server = http2.createSecureServer({...withTimeouts, allowHTTP1: true, settings: {maxConcurrentStreams}}, sequenced as never) as unknown as SecureServer;
   }
   return applyConnectionTimeouts(deferContinue(parseHttp1FromStream(server), sequenced), timeouts);
 }
 
 const ignoreData = (): void => undefined;
-
-/**
- * When an HTTP/2 response is complete but the client is still sending its request body (a 413 for
- * a declared length over the limit, a 401 or 403 before the body was read), the rest of the body
- * is read and dropped, as Node's HTTP/1 server does. Go resets the stream instead (RST_STREAM
- * NO_ERROR) and ignores the DATA frames already on their way; Node counts each such frame as
- * invalid and, past maxSessionInvalidFrames (1000: four 3 MB bodies), destroys the whole session with
- * ENHANCE_YOUR_CALM, failing every stream of the connection. Left unread and open, the body would
- * instead pile up against maxSessionMemory.
- */
-function drainUnreadHttp2Bodies(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    if (req.httpVersion === '2.0') {
-      res.once('finish', () => {
-        if (!req.complete && !req.destroyed) req.resume();
-      });
-    }
-    handler(req, res);
-  };
-}
 
 /**
  * Makes every HTTP/1.x connection of a TLS server feed its HTTP parser through the socket's stream

@@ -3,14 +3,11 @@
  * `<labelDomain>/pvc-protection` and `<labelDomain>/pv-protection` finalizers, which the
  * protection controllers remove once nothing uses them (upstream's storageobjectinuseprotection).
  */
-import {names} from '../../../../api/names.js';
+import {pvcProtectionFinalizer, pvProtectionFinalizer} from '../../../../api/storage-protection.js';
 import type {JsonObject} from '../../../../patch/types.js';
 import {finalizersOf, metadataOf} from '../../rest/objects.js';
 import type {AdmissionAttributes, AdmissionPlugin} from '../interfaces.js';
 import {operations} from '../matching.js';
-
-export const pvcProtectionFinalizer = (): string => `${names().labelDomain}/pvc-protection`;
-export const pvProtectionFinalizer = (): string => `${names().labelDomain}/pv-protection`;
 
 /** Adds the finalizer unless it is there. */
 export function withFinalizer(object: JsonObject, finalizer: string): void {

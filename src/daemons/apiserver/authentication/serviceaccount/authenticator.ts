@@ -27,6 +27,8 @@ export interface ServiceAccountAuthenticatorConfig {
   legacyLookup: boolean;
   getObject: ObjectGetter;
   now: () => Date;
+  /** `--service-account-signing-endpoint`: the external signer's keys, refreshed when a token names an unknown key id. */
+  external?: {keys(): readonly {kid: string; alg?: string; key: KeyObject}[]; refreshForUnknownKey(kid: string | undefined): Promise<boolean>};
 }
 
 /** Upstream's jwt leeway for clock skew between issuer and verifier. */
@@ -55,8 +57,11 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     const legacy = issuer === names().legacyTokenIssuer;
     if (!legacy && !this.config.issuers.includes(issuer as string)) return undefined;
 
+    // A key id the external signer has not told us of yet: it may have rotated (upstream refetches).
+    const external = this.config.external;
+    if (external && kid !== undefined && !this.keys.some((k) => k.kid === kid) && !external.keys().some((k) => k.kid === kid)) await external.refreshForUnknownKey(kid);
     // Upstream tries every key that can check the token's algorithm; the key id only orders the attempts.
-    const usable = this.keys.filter((k) => k.alg === alg);
+    const usable = [...this.keys, ...(external?.keys() ?? [])].filter((k) => k.alg === alg);
     const candidates = [...usable.filter((k) => k.kid === kid), ...usable.filter((k) => k.kid !== kid)];
     let payload: Record<string, unknown> | undefined;
     let failure = SERVICE_ACCOUNT_ALGORITHMS.includes(alg ?? '') ? 'invalid signature' : `unsupported algorithm ${JSON.stringify(alg ?? '')}`;

@@ -17,9 +17,13 @@ export interface IssuerDiscovery {
 }
 
 /** The documents; `jwksUri`: `--service-account-jwks-uri`, else this server's external URL + JWKS_PATH. */
-export async function issuerDiscovery(issuer: string, jwksUri: string, keys: KeyObject[]): Promise<IssuerDiscovery> {
+export async function issuerDiscovery(issuer: string, jwksUri: string, keys: Array<KeyObject | {key: KeyObject; kid: string}>): Promise<IssuerDiscovery> {
+  // A key comes with its id when an external signer named it (its tokens carry that id).
   const jwks = await Promise.all(
-    keys.map(async (key) => ({use: 'sig', ...(await exportJWK(key)), kid: keyIdOf(key), alg: signingAlgorithm(key)})),
+    keys.map(async (entry) => {
+      const {key, kid} = 'kid' in entry ? entry : {key: entry, kid: keyIdOf(entry)};
+      return {use: 'sig', ...(await exportJWK(key)), kid, alg: signingAlgorithm(key)};
+    }),
   );
   const algorithms = [...new Set(jwks.map((k) => k.alg as string))].sort();
   return {

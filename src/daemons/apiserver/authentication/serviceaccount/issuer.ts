@@ -18,12 +18,17 @@ export const MAX_EXPIRATION_SECONDS = 2 ** 32;
 
 export interface TokenIssuerConfig {
   issuer: string;
-  signingKey: KeyObject;
+  /** The key tokens are signed with, unless `sign` (an external signer) does it. */
+  signingKey?: KeyObject;
+  /** `--service-account-signing-endpoint`: signs the claims and returns the whole JWT. */
+  sign?: (claims: Record<string, unknown>) => Promise<string>;
   /** The default audiences of a request that names none (`--api-audiences`, else the issuers). */
   audiences: string[];
   /** `--service-account-max-token-expiration` in seconds; 0: no limit. */
   maxExpirationSeconds: number;
   extendExpiration: boolean;
+  /** The longest extended lifetime (an external signer's maximum); default a year. */
+  extendedMaxSeconds?: number;
   now: () => Date;
 }
 
@@ -42,11 +47,12 @@ export interface IssueRequest {
  * the kubelet's 3607 s request for a pod, for the server's own audiences, becomes a year (with a
  * warn-after of the request) when extension is on.
  */
-export function tokenLifetime(requested: number, extendable: boolean, c: Pick<TokenIssuerConfig, 'maxExpirationSeconds' | 'extendExpiration'>): {expirationSeconds: number; tokenSeconds: number; warnAfterSeconds?: number} {
+export function tokenLifetime(requested: number, extendable: boolean, c: Pick<TokenIssuerConfig, 'maxExpirationSeconds' | 'extendExpiration' | 'extendedMaxSeconds'>): {expirationSeconds: number; tokenSeconds: number; warnAfterSeconds?: number} {
   let expirationSeconds = requested;
   if (c.maxExpirationSeconds > 0 && expirationSeconds > c.maxExpirationSeconds) expirationSeconds = c.maxExpirationSeconds;
   if (c.extendExpiration && extendable && expirationSeconds === WARN_ONLY_EXPIRATION_SECONDS) {
-    return {expirationSeconds, tokenSeconds: Math.max(c.maxExpirationSeconds, EXTENDED_EXPIRATION_SECONDS), warnAfterSeconds: expirationSeconds};
+    const extended = c.extendedMaxSeconds !== undefined ? Math.min(EXTENDED_EXPIRATION_SECONDS, c.extendedMaxSeconds) : Math.max(c.maxExpirationSeconds, EXTENDED_EXPIRATION_SECONDS);
+    return {expirationSeconds, tokenSeconds: extended, warnAfterSeconds: expirationSeconds};
   }
   return {expirationSeconds, tokenSeconds: expirationSeconds};
 }
@@ -56,8 +62,8 @@ export class TokenIssuer {
   private readonly kid: string;
 
   constructor(readonly config: TokenIssuerConfig) {
-    this.alg = signingAlgorithm(config.signingKey) as string;
-    this.kid = keyIdOf(config.signingKey);
+    this.alg = config.signingKey ? (signingAlgorithm(config.signingKey) as string) : '';
+    this.kid = config.signingKey ? keyIdOf(config.signingKey) : '';
   }
 
   get audiences(): string[] {
@@ -81,7 +87,9 @@ export class TokenIssuer {
       warnAfter: lifetime.warnAfterSeconds !== undefined ? now + lifetime.warnAfterSeconds : undefined,
       jti: randomUUID(),
     });
-    const token = await new SignJWT(claims).setProtectedHeader({alg: this.alg, kid: this.kid}).sign(this.config.signingKey);
+    const token = this.config.sign
+      ? await this.config.sign(claims as Record<string, unknown>)
+      : await new SignJWT(claims).setProtectedHeader({alg: this.alg, kid: this.kid}).sign(this.config.signingKey!);
     return {token, expirationTimestamp: new Date((now + lifetime.tokenSeconds) * 1000), expirationSeconds: lifetime.expirationSeconds};
   }
 }

@@ -16,6 +16,7 @@ import {names} from '../../../../api/names.js';
 import {privateKeyFromPem, publicKeysFromPem, signingAlgorithm} from '../../../shared/serving/jwt-keys.js';
 import {ServiceAccountTokenAuthenticator, type ObjectGetter} from './authenticator.js';
 import {TokenIssuer} from './issuer.js';
+import {ExternalSigner} from './external-signer.js';
 
 export interface ServiceAccountOptions {
   issuers?: string[];
@@ -28,6 +29,8 @@ export interface ServiceAccountOptions {
   maxTokenExpirationSeconds: number;
   extendTokenExpiration: boolean;
   jwksUri?: string;
+  /** `--service-account-signing-endpoint`: the external signer's unix socket. */
+  signingEndpoint?: string;
   certDir: string;
   getObject: ObjectGetter;
   now?: () => Date;
@@ -40,6 +43,10 @@ export interface ServiceAccountSetup {
   apiAudiences: string[];
   issuers: string[];
   verificationKeys: KeyObject[];
+  /** The keys the issuer discovery document publishes now (the external signer's may change). */
+  discoveryKeys(): Array<KeyObject | {key: KeyObject; kid: string}>;
+  /** The external signer, closed when the server stops. */
+  externalSigner?: ExternalSigner;
   warnings: string[];
 }
 
@@ -78,6 +85,7 @@ export async function createServiceAccountTokens(o: ServiceAccountOptions): Prom
   for (const issuer of issuers) if (issuer.includes(':') && !/^https?:\/\//.test(issuer) && !issuer.startsWith('urn:')) {
     throw new Error(`--service-account-issuer: ${JSON.stringify(issuer)} must be a URL (https://...) or a string without a colon`);
   }
+  if (o.signingEndpoint) return externalServiceAccountTokens(o, issuers);
 
   let signingKey: KeyObject;
   const signingFile = o.signingKeyFile ?? join(o.certDir, GENERATED_KEY_FILE);
@@ -119,6 +127,41 @@ export async function createServiceAccountTokens(o: ServiceAccountOptions): Prom
     apiAudiences,
     issuers,
     verificationKeys,
+    discoveryKeys: () => verificationKeys,
     warnings,
+  };
+}
+
+/**
+ * Tokens signed by an external signer (upstream's ExternalJWTSigner): it holds the keys, so the key
+ * files may not be given; the longest lifetime is the signer's unless the option is lower.
+ */
+async function externalServiceAccountTokens(o: ServiceAccountOptions, issuers: string[]): Promise<ServiceAccountSetup> {
+  if (o.signingKeyFile || (o.keyFiles && o.keyFiles.length > 0)) {
+    throw new Error('--service-account-signing-endpoint cannot be used with --service-account-signing-key-file or --service-account-key-file: the external signer holds the keys');
+  }
+  const signer = await ExternalSigner.connect(o.signingEndpoint!, () => undefined);
+  let maxExpirationSeconds = o.maxTokenExpirationSeconds;
+  if (maxExpirationSeconds > signer.maxTokenExpirationSeconds) {
+    signer.close();
+    throw new Error(`--service-account-max-token-expiration (${maxExpirationSeconds}s) is longer than the external signer's maximum (${signer.maxTokenExpirationSeconds}s)`);
+  }
+  if (maxExpirationSeconds <= 0) maxExpirationSeconds = signer.maxTokenExpirationSeconds;
+  const apiAudiences = o.apiAudiences && o.apiAudiences.length > 0 ? o.apiAudiences : issuers;
+  const now = o.now ?? (() => new Date());
+  const discoveryKeys = () => signer.keys().filter((k) => !k.excludeFromDiscovery).map((k) => ({key: k.key, kid: k.kid}));
+  return {
+    issuer: new TokenIssuer({
+      issuer: issuers[0], sign: (claims) => signer.sign(claims), audiences: apiAudiences, maxExpirationSeconds,
+      // The extended lifetime is at most the signer's (upstream: min(1 year, max_token_expiration_seconds)).
+      extendExpiration: o.extendTokenExpiration, extendedMaxSeconds: signer.maxTokenExpirationSeconds, now,
+    }),
+    authenticator: new ServiceAccountTokenAuthenticator({issuers, keys: [], external: signer, implicitAudiences: apiAudiences, legacyLookup: o.lookup, getObject: o.getObject, now}),
+    apiAudiences,
+    issuers,
+    verificationKeys: signer.keys().map((k) => k.key),
+    discoveryKeys,
+    externalSigner: signer,
+    warnings: [],
   };
 }
