@@ -56,7 +56,7 @@ const podPath = (name: string) => `/api/v1/namespaces/default/pods/${name}`;
 const leasePath = (name: string) => `/apis/${names().groups.coordination}/v1/namespaces/${names().namespaces.nodeLease}/leases/${name}`;
 const readyOf = (node: any) => node?.status?.conditions?.find((c: any) => c.type === 'Ready');
 
-async function createPod(name: string, nodeName: string, extra: {labels?: Record<string, string>; grace?: number} = {}): Promise<void> {
+async function createPod(name: string, nodeName: string, extra: {labels?: Record<string, string>; grace?: number; tolerations?: unknown[]} = {}): Promise<void> {
   const r = await server.client.post('/api/v1/namespaces/default/pods', {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -64,6 +64,7 @@ async function createPod(name: string, nodeName: string, extra: {labels?: Record
     spec: {
       nodeName,
       terminationGracePeriodSeconds: extra.grace ?? 30,
+      ...(extra.tolerations ? {tolerations: extra.tolerations} : {}),
       initContainers: [{name: 'init', image: 'busybox:1.36'}],
       containers: [{name: 'app', image: 'nginx:1.27'}, {name: 'sidecar', image: 'envoy:1.30'}],
     },
@@ -189,7 +190,8 @@ describe('orch fleet: simulated nodes against the API server', () => {
   });
 
   it('NotReady and Silent nodes drive the node lifecycle controller to taint them and evict from the silent one', async () => {
-    await createPod('victim', 'sim-2', {grace: 1});
+    // DefaultTolerationSeconds would let it stay 300 s on an unreachable node; this one goes at once.
+    await createPod('victim', 'sim-2', {grace: 1, tolerations: [{key: names().taints.unreachable, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 0}]});
     await until('victim Running', async () => (await server.client.get(podPath('victim'))).body.status?.phase === 'Running' || undefined);
     cm = await startControllerManager({
       name: 'cm',
