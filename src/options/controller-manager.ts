@@ -1204,7 +1204,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'CA bundle a proxy certificate must chain to before identity headers are believed.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'requestheader-allowed-names',
@@ -1213,7 +1213,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Proxy certificate common names accepted; unset accepts any certificate from the bundle.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {
@@ -1224,7 +1224,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'x-remote-user',
     help: 'Request headers that carry the user name.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {
@@ -1235,7 +1235,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'x-remote-group',
     help: 'Request headers that carry group names.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {
@@ -1246,7 +1246,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'x-remote-extra-',
     help: 'Header name prefixes that carry extra user attributes.',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {
@@ -1256,7 +1256,7 @@ export const controllerManagerOptions: OptionTable = [
     seedDefault: 'none',
     help: 'Request headers that carry the user UID (needs the RemoteRequestHeaderUID feature).',
     section: AUTHENTICATION,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {

@@ -2,22 +2,24 @@
  * The controller manager's secure port with delegated authentication and authorization through a
  * real API server (RBAC): the client CA comes from the API server's extension-apiserver-authentication
  * config map, each request is asked of the API server with a SubjectAccessReview, /metrics answers
- * a user RBAC allows and refuses one it does not with a 403 naming the user and the path.
+ * a user RBAC allows and refuses one it does not with a 403 naming the user and the path. The API
+ * server's front proxy settings (`--requestheader-*`, published in the same config map) are looked
+ * up too: the proxy's certificate makes its `X-Remote-*` headers the caller.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {request} from 'node:https';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Gauge, Registry} from 'prom-client';
 import {type InProcessServer, freePort, startApiServer} from '../helpers/apiserver.js';
 import {ControllerManagerServing} from '../../src/daemons/controller-manager/serving.js';
-import {generateClientCertificate, type KeyPairPem} from '../../src/daemons/shared/pki/certificates.js';
+import {generateCa, generateClientCertificate, type KeyPairPem} from '../../src/daemons/shared/pki/certificates.js';
 import {secureServingOptions} from '../../src/daemons/shared/serving/secure-serving.js';
 
-function get(port: number, path: string, cert?: KeyPairPem): Promise<{status: number; body: string}> {
+function get(port: number, path: string, cert?: KeyPairPem, headers: Record<string, string> = {}): Promise<{status: number; body: string}> {
   return new Promise((resolve, reject) => {
-    const req = request({host: '127.0.0.1', port, path, rejectUnauthorized: false, ...(cert ? {cert: cert.certPem, key: cert.keyPem} : {})}, (res) => {
+    const req = request({host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, ...(cert ? {cert: cert.certPem, key: cert.keyPem} : {})}, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({status: res.statusCode ?? 0, body}));
@@ -34,10 +36,20 @@ describe('controller manager delegated authentication and authorization', () => 
   let port: number;
   let alice: KeyPairPem;
   let bob: KeyPairPem;
+  let proxy: KeyPairPem;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-cm-delegated-'));
-    api = await startApiServer({engine: 'sqlite', config: {authorizationModes: ['RBAC']}});
+    const proxyCa = await generateCa({commonName: 'front-proxy-ca'});
+    proxy = await generateClientCertificate(proxyCa, {user: 'front-proxy'});
+    writeFileSync(join(dir, 'front-proxy-ca.crt'), proxyCa.certPem);
+    api = await startApiServer({
+      engine: 'sqlite',
+      config: {
+        authorizationModes: ['RBAC'],
+        requestHeader: {clientCaFile: join(dir, 'front-proxy-ca.crt'), allowedNames: ['front-proxy'], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'], uidHeaders: []},
+      },
+    });
     const pki = join(api.dataDir, 'pki');
     const ca = {certPem: readFileSync(join(pki, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(pki, 'ca.key'), 'utf8')};
     alice = await generateClientCertificate(ca, {user: 'alice', groups: ['ops']});
@@ -81,6 +93,14 @@ describe('controller manager delegated authentication and authorization', () => 
     expect(JSON.parse(reply.body)).toMatchObject({reason: 'Forbidden', message: 'forbidden: User "bob" cannot get path "/metrics"'});
     const anonymous = await get(port, '/metrics');
     expect(JSON.parse(anonymous.body).message).toBe('forbidden: User "system:anonymous" cannot get path "/metrics"');
+  });
+
+  it('believes a front proxy\'s headers when its certificate chains to the published proxy CA, and no one else\'s', async () => {
+    const asAlice = {'X-Remote-User': 'alice', 'X-Remote-Group': 'ops'};
+    expect((await get(port, '/metrics', proxy, asAlice)).status).toBe(200);
+    const forged = await get(port, '/metrics', bob, asAlice);
+    expect(forged.status).toBe(403);
+    expect(JSON.parse(forged.body).message).toBe('forbidden: User "bob" cannot get path "/metrics"');
   });
 
   it('keeps the always-allowed health paths open to anyone, their checks included', async () => {

@@ -27,7 +27,8 @@ export const IMPLEMENTED_CONTROLLER_MANAGER_OPTIONS = [
   'large-cluster-size-threshold', 'unhealthy-zone-threshold', 'authorization-always-allow-paths',
   'client-ca-file', 'authentication-orchconfig', 'authentication-skip-lookup', 'authentication-tolerate-lookup-failure',
   'authentication-token-webhook-cache-ttl', 'authorization-orchconfig', 'authorization-webhook-cache-authorized-ttl',
-  'authorization-webhook-cache-unauthorized-ttl',
+  'authorization-webhook-cache-unauthorized-ttl', 'requestheader-client-ca-file', 'requestheader-allowed-names',
+  'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix', 'requestheader-uid-headers',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
@@ -47,6 +48,14 @@ export function controllerManagerConfig(values: Values, version: VersionInfo): C
       tlsPrivateKeyFile: str(values['tls-private-key-file']),
       alwaysAllowPaths: (values['authorization-always-allow-paths'] as string[] | undefined) ?? ['/healthz', '/readyz', '/livez'],
       clientCaFile: str(values['client-ca-file']),
+      requestHeader: {
+        clientCaFile: str(values['requestheader-client-ca-file']),
+        allowedNames: (values['requestheader-allowed-names'] as string[] | undefined) ?? [],
+        usernameHeaders: (values['requestheader-username-headers'] as string[] | undefined) ?? ['x-remote-user'],
+        groupHeaders: (values['requestheader-group-headers'] as string[] | undefined) ?? ['x-remote-group'],
+        extraHeaderPrefixes: (values['requestheader-extra-headers-prefix'] as string[] | undefined) ?? ['x-remote-extra-'],
+        uidHeaders: (values['requestheader-uid-headers'] as string[] | undefined) ?? [],
+      },
       authenticationOrchconfig: str(values['authentication-orchconfig']),
       authenticationSkipLookup: values['authentication-skip-lookup'] === true,
       authenticationTolerateLookupFailure: values['authentication-tolerate-lookup-failure'] === true,

@@ -17,7 +17,7 @@ import {writeStatusObject} from '../shared/http/status.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServer, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 import {delegatedAuthentication, delegatedAuthorizer, delegatedForbiddenMessage, type DelegatedAuthentication} from '../shared/serving/delegated-auth.js';
 import type {Authorizer} from '../shared/authorization/attributes.js';
-import {createLocalAuthentication} from '../shared/authentication/client-certificates.js';
+import {createLocalAuthentication, type RequestHeaderSettings} from '../shared/authentication/client-certificates.js';
 import {resolveClientConfig} from '../../client/orchconfig.js';
 import {RestClient} from '../../client/rest-client.js';
 import {names} from '../../api/names.js';
@@ -31,6 +31,8 @@ export interface ServingConfig extends SecureServingOptions {
   alwaysAllowPaths: string[];
   /** --client-ca-file. */
   clientCaFile?: string;
+  /** `--requestheader-*`: a front proxy's CA file and headers (else looked up from the API server). */
+  requestHeader?: {clientCaFile?: string; allowedNames: string[]; usernameHeaders: string[]; groupHeaders: string[]; extraHeaderPrefixes: string[]; uidHeaders: string[]};
   /** --authentication-orchconfig: where TokenReviews (and the client CA lookup) go. */
   authenticationOrchconfig?: string;
   authenticationSkipLookup?: boolean;
@@ -51,10 +53,49 @@ async function clientOf(file: string | undefined, option: string): Promise<RestC
   }
 }
 
-/** The client CA the API server publishes for delegated authentication (upstream's lookup). */
-async function lookupClientCa(client: RestClient): Promise<string | undefined> {
-  const configMap = await client.get<{data?: Record<string, string>}>(`/api/v1/namespaces/${names().namespaces.system}/configmaps/extension-apiserver-authentication`);
-  return configMap.data?.['client-ca-file'] || undefined;
+const AUTHENTICATION_CONFIG_MAP = 'extension-apiserver-authentication';
+
+/** What the API server publishes for delegated authentication (upstream's lookup): its client CA and its front proxy's settings. */
+async function lookupAuthenticationInfo(client: RestClient): Promise<Record<string, string>> {
+  const configMap = await client.get<{data?: Record<string, string>}>(`/api/v1/namespaces/${names().namespaces.system}/configmaps/${AUTHENTICATION_CONFIG_MAP}`);
+  return configMap.data ?? {};
+}
+
+const jsonList = (text: string | undefined): string[] => {
+  try {
+    const value = JSON.parse(text ?? '[]');
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * The front proxy's settings: the flags when `--requestheader-client-ca-file` is given, else the
+ * ones the API server published (its CA and headers), as upstream's delegated authentication.
+ */
+export async function requestHeaderSettings(flags: ServingConfig['requestHeader'], published: Record<string, string> | undefined): Promise<RequestHeaderSettings | undefined> {
+  if (flags?.clientCaFile) {
+    let caPem: string;
+    try {
+      caPem = await readFile(flags.clientCaFile, 'utf8');
+    } catch (error) {
+      throw new Error(`--requestheader-client-ca-file: ${(error as Error).message}`);
+    }
+    const {clientCaFile, ...headers} = flags;
+    return {...headers, caPem, source: `--requestheader-client-ca-file ${clientCaFile}`};
+  }
+  const caPem = published?.['requestheader-client-ca-file'];
+  if (!caPem) return undefined;
+  return {
+    caPem,
+    source: `the ${AUTHENTICATION_CONFIG_MAP} config map`,
+    allowedNames: jsonList(published['requestheader-allowed-names']),
+    usernameHeaders: jsonList(published['requestheader-username-headers']),
+    groupHeaders: jsonList(published['requestheader-group-headers']),
+    extraHeaderPrefixes: jsonList(published['requestheader-extra-headers-prefix']),
+    uidHeaders: jsonList(published['requestheader-uid-headers']),
+  };
 }
 
 export class ControllerManagerServing {
@@ -137,17 +178,19 @@ export class ControllerManagerServing {
     const c = this.config;
     const authnClient = await clientOf(c.authenticationOrchconfig, 'authentication-orchconfig');
     const authzClient = await clientOf(c.authorizationOrchconfig, 'authorization-orchconfig');
-    let lookedUpCa: string | undefined;
-    if (!c.clientCaFile && authnClient && !c.authenticationSkipLookup) {
+    let published: Record<string, string> | undefined;
+    if ((!c.clientCaFile || !c.requestHeader?.clientCaFile) && authnClient && !c.authenticationSkipLookup) {
       try {
-        lookedUpCa = await lookupClientCa(authnClient);
+        published = await lookupAuthenticationInfo(authnClient);
       } catch (error) {
-        const message = `unable to load the client CA of the API server's extension-apiserver-authentication config map: ${(error as Error).message}`;
+        const message = `unable to load the client CA of the API server's ${AUTHENTICATION_CONFIG_MAP} config map: ${(error as Error).message}`;
         if (!c.authenticationTolerateLookupFailure) throw new Error(`${message} (set --authentication-tolerate-lookup-failure to start without it)`);
         this.warn(message);
       }
     }
-    const local = await createLocalAuthentication({anonymousAuth: true, clientCaFile: c.clientCaFile, generatedCaPem: lookedUpCa});
+    const lookedUpCa = c.clientCaFile ? undefined : published?.['client-ca-file'] || undefined;
+    const requestHeader = await requestHeaderSettings(c.requestHeader, published);
+    const local = await createLocalAuthentication({anonymousAuth: true, clientCaFile: c.clientCaFile, generatedCaPem: lookedUpCa, requestHeader});
     return {
       authentication: delegatedAuthentication({local: local.authenticator, client: authnClient, cacheTtlMs: c.tokenCacheTtlMs ?? 10_000}),
       authorizer: delegatedAuthorizer({client: authzClient, alwaysAllowPaths: c.alwaysAllowPaths, authorizedTtlMs: c.authorizedTtlMs ?? 10_000, unauthorizedTtlMs: c.unauthorizedTtlMs ?? 10_000}),

@@ -90,6 +90,10 @@ export class RequestAuthenticator {
   /** The synchronous chain of the local authenticators (certificates, static tokens), for the agent. */
   authenticateRequest(request: AuthenticationRequest): AuthenticationOutcome {
     const errors: string[] = [];
+    // A front proxy first, as in the asynchronous chain (the controller manager's delegated authentication).
+    const byProxy = this.config.requestHeader?.authenticate(request);
+    if (byProxy && 'user' in byProxy) return {user: withAuthenticatedGroup(byProxy.user)};
+    if (byProxy) errors.push(byProxy.error);
 
     const byCertificate = this.certificates?.authenticate(request.socket);
     if (byCertificate && 'user' in byCertificate) return {user: withAuthenticatedGroup(byCertificate.user)};

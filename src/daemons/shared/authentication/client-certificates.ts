@@ -8,6 +8,7 @@ import {readFile} from 'node:fs/promises';
 import type {X509Certificate} from 'node:crypto';
 import {RequestAuthenticator} from './authenticator.js';
 import {parseCertificateBundle} from './x509.js';
+import {RequestHeaderAuthenticator, type RequestHeaderOptions} from './request-header.js';
 
 export interface ClientCaOptions {
   /** `--client-ca-file`. */
@@ -38,11 +39,23 @@ export interface LocalAuthentication {
   clientCaPems: string[];
 }
 
-/** Certificates and anonymous requests only: what a daemon knows without asking the API server. */
-export async function createLocalAuthentication(options: ClientCaOptions & {anonymousAuth: boolean; now?: () => Date}): Promise<LocalAuthentication> {
+/** A front proxy's settings (`--requestheader-*`), its CA as PEM (from the file or the API server's config map). */
+export type RequestHeaderSettings = Omit<RequestHeaderOptions, 'cas' | 'now'> & {caPem: string; source: string};
+
+/**
+ * Certificates, a front proxy's headers and anonymous requests: what a daemon knows without asking
+ * the API server. The proxy's CA joins the CAs the TLS server asks client certificates of.
+ */
+export async function createLocalAuthentication(options: ClientCaOptions & {anonymousAuth: boolean; requestHeader?: RequestHeaderSettings; now?: () => Date}): Promise<LocalAuthentication> {
   const clientCas = await loadClientCas(options);
+  let requestHeader: RequestHeaderAuthenticator | undefined;
+  const proxyCas = options.requestHeader ? parseCertificateBundle(options.requestHeader.caPem, options.requestHeader.source) : [];
+  if (options.requestHeader) {
+    const {caPem: _pem, source: _source, ...settings} = options.requestHeader;
+    requestHeader = new RequestHeaderAuthenticator({...settings, cas: proxyCas, now: options.now});
+  }
   return {
-    authenticator: new RequestAuthenticator({anonymous: options.anonymousAuth, clientCas, now: options.now}),
-    clientCaPems: clientCas.map((cert) => cert.toString()),
+    authenticator: new RequestAuthenticator({anonymous: options.anonymousAuth, clientCas, requestHeader, now: options.now}),
+    clientCaPems: [...clientCas, ...proxyCas].map((cert) => cert.toString()),
   };
 }
