@@ -139,6 +139,13 @@ export interface NameSet {
     /** The deprecated AppArmor annotation prefix (one key a container) PodSecurity still checks. */
     appArmorContainerPrefix: string;
   };
+  /** `orch fleet` (simulated nodes). */
+  fleet: {
+    /** Label on every simulated node, valued with the fleet's name: its node watch selects by it. */
+    nodeLabel: string;
+    /** Annotation a user sets on a simulated node to change its health (NotReady, Silent; absent: Ready). */
+    nodeState: string;
+  };
   secretTypes: {serviceAccountToken: string; bootstrapToken: string; dockerConfigJson: string; tls: string};
   signers: {apiserverClient: string; apiserverClientKubelet: string; kubeletServing: string; legacyUnknown: string};
   /** The protobuf media type the server answers in (`application/vnd.orch.protobuf`). */
@@ -282,6 +289,10 @@ function build(id: NameSetId): NameSet {
       seccompPod: `seccomp.security.alpha.${labelDomain}/pod`,
       seccompContainerPrefix: `container.seccomp.security.alpha.${labelDomain}/`,
       appArmorContainerPrefix: `container.apparmor.security.beta.${labelDomain}/`,
+    },
+    fleet: {
+      nodeLabel: `fleet.${labelDomain}/name`,
+      nodeState: `fleet.${labelDomain}/state`,
     },
     secretTypes: {
       serviceAccountToken: `${labelDomain}/service-account-token`,

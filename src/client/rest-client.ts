@@ -38,6 +38,12 @@ export interface RestClientOptions {
   limiterClock?: LimiterClock;
   /** Overrides the `orch/<version> (<os>/<arch>)` User-Agent. */
   userAgent?: string;
+  /**
+   * Connections to the server at most (watches included); further requests wait for a free one.
+   * Unset: no limit. A client with thousands of concurrent callers (orch fleet) sets it, else each
+   * caller opens its own TLS connection when the server is slow.
+   */
+  maxSockets?: number;
   /** Receives every `Warning` header of every response. */
   warnings?: WarningHandler;
   /** Retries of a 429/5xx response that carries Retry-After (client-go: 10). */
@@ -157,13 +163,14 @@ export class RestClient {
     this.agent = this.secure
       ? new HttpsAgent({
           keepAlive: true,
+          ...(options.maxSockets ? {maxSockets: options.maxSockets} : {}),
           ca: config.caPem,
           cert: config.certPem,
           key: config.keyPem,
           rejectUnauthorized: !config.insecure,
           servername: config.tlsServerName,
         })
-      : new HttpAgent({keepAlive: true});
+      : new HttpAgent({keepAlive: true, ...(options.maxSockets ? {maxSockets: options.maxSockets} : {})});
     this.limiter = createRateLimiter({qps: options.qps ?? 0, burst: options.burst ?? 1, clock: options.limiterClock});
     this.identity = authHeaders(config);
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;

@@ -1,0 +1,128 @@
+/**
+ * What a simulated node does with a pod bound to it, as pure functions: the decision (post a
+ * Running or Failed status, delete after the grace period, or nothing) and the status it posts,
+ * shaped as the agent's would be (phase, the five pod conditions, hostIP/podIP, startTime, one
+ * running container status per container and a completed one per init container).
+ */
+import { formatRfc3339 } from '../agent/node/time.js';
+
+export interface FleetContainer {
+  name: string;
+  image?: string;
+}
+
+/** The fields of a Pod the fleet reads. */
+export interface FleetPod {
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    deletionTimestamp?: string;
+    deletionGracePeriodSeconds?: number;
+    [field: string]: unknown;
+  };
+  spec?: { nodeName?: string; containers?: FleetContainer[]; initContainers?: FleetContainer[]; [field: string]: unknown };
+  status?: {
+    phase?: string;
+    conditions?: { type: string; status: string; [field: string]: unknown }[];
+    podIP?: string;
+    startTime?: string;
+    [field: string]: unknown;
+  };
+}
+
+export type SimulatedPhase = 'Running' | 'Failed';
+
+export type PodAction =
+  | { kind: 'none' }
+  | { kind: 'status'; phase: SimulatedPhase }
+  /** Delete the pod object (grace 0, the uid as precondition) after this many milliseconds. */
+  | { kind: 'delete'; afterMs: number };
+
+const isTerminal = (phase: string | undefined) => phase === 'Succeeded' || phase === 'Failed';
+const readyTrue = (pod: FleetPod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+/**
+ * The next step for a pod on a fleet node. `fails`: whether the pod is one the user asked to fail.
+ * A pod being deleted is removed once its grace period has passed (the agent would have stopped its
+ * containers by then); a pod already finished has nothing left to stop and goes at once.
+ */
+export function decidePod(pod: FleetPod, fails: boolean): PodAction {
+  if (pod.metadata.deletionTimestamp) {
+    const graceMs = Math.max(0, (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000);
+    return { kind: 'delete', afterMs: isTerminal(pod.status?.phase) ? 0 : graceMs };
+  }
+  if (isTerminal(pod.status?.phase)) return { kind: 'none' };
+  if (fails) return { kind: 'status', phase: 'Failed' };
+  if (pod.status?.phase === 'Running' && readyTrue(pod) && pod.status.podIP) return { kind: 'none' };
+  return { kind: 'status', phase: 'Running' };
+}
+
+/** The conditions the agent owns; others (PodScheduled, readiness gates, DisruptionTarget) are kept. */
+const OWNED = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'];
+
+/** A stable container ID: the runtime's scheme, the pod uid and the container name. */
+function containerID(pod: FleetPod, name: string): string {
+  return `fleet://${pod.metadata.uid ?? pod.metadata.name}/${name}`;
+}
+
+/**
+ * The status to post for `phase` at `now` (epoch ms), as a JSON merge patch of pods/<name>/status.
+ * Lists are whole in a merge patch, so the conditions this node does not own are carried over.
+ */
+export function podStatus(pod: FleetPod, phase: SimulatedPhase, at: { now: number; hostIP: string; podIP: string }): { status: Record<string, unknown> } {
+  const now = formatRfc3339(at.now);
+  const running = phase === 'Running';
+  const startTime = pod.status?.startTime ?? now;
+  const podIP = pod.status?.podIP ?? at.podIP;
+  const failedReason: Record<string, string> = running ? {} : { reason: 'PodFailed' };
+  const kept = (pod.status?.conditions ?? []).filter((c) => !OWNED.includes(c.type));
+  const owned = (type: string, status: 'True' | 'False', extra: Record<string, string> = {}) => {
+    const before = pod.status?.conditions?.find((c) => c.type === type);
+    return { type, status, lastProbeTime: null, lastTransitionTime: before?.status === status ? (before.lastTransitionTime ?? now) : now, ...extra };
+  };
+  const conditions = [
+    owned('PodReadyToStartContainers', 'True'),
+    owned('Initialized', 'True'),
+    owned('Ready', running ? 'True' : 'False', failedReason),
+    owned('ContainersReady', running ? 'True' : 'False', failedReason),
+    ...kept,
+  ];
+  const image = (c: FleetContainer) => ({ image: c.image ?? '', imageID: c.image ? `fleet://${c.image}` : '' });
+  const containerStatuses = (pod.spec?.containers ?? []).map((c) => ({
+    name: c.name,
+    ...image(c),
+    containerID: containerID(pod, c.name),
+    ready: running,
+    started: running,
+    restartCount: 0,
+    state: running
+      ? { running: { startedAt: startTime } }
+      : { terminated: { exitCode: 1, reason: 'Error', message: 'simulated failure: pod failed by orch fleet', startedAt: startTime, finishedAt: now, containerID: containerID(pod, c.name) } },
+    lastState: {},
+  }));
+  const initContainerStatuses = (pod.spec?.initContainers ?? []).map((c) => ({
+    name: c.name,
+    ...image(c),
+    containerID: containerID(pod, c.name),
+    ready: true,
+    started: false,
+    restartCount: 0,
+    state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: startTime, finishedAt: startTime, containerID: containerID(pod, c.name) } },
+    lastState: {},
+  }));
+  return {
+    status: {
+      phase,
+      conditions,
+      hostIP: at.hostIP,
+      hostIPs: [{ ip: at.hostIP }],
+      podIP,
+      podIPs: [{ ip: podIP }],
+      startTime,
+      ...(initContainerStatuses.length > 0 ? { initContainerStatuses } : {}),
+      containerStatuses,
+    },
+  };
+}
