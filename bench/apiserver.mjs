@@ -610,10 +610,16 @@ async function installWebhookAndPolicy(server, webhook) {
   await post('validatingadmissionpolicybindings', {
     kind: 'ValidatingAdmissionPolicyBinding', metadata: {name: 'bench-containers'}, spec: {policyName: 'bench-containers', validationActions: ['Deny']},
   });
-  // Both take effect through informers: wait until a pod with ten containers is refused and the webhook was called.
+  // Both take effect through informers: wait until a pod with ten containers is refused (the policy
+  // runs before the webhooks, as upstream orders them) and a plain dry-run pod reaches the webhook.
   const crowded = JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {generateName: 'crowded-'},
     spec: {containers: Array.from({length: 10}, (_, i) => ({name: `c${i}`, image: 'nginx:1.27'}))}});
-  await waitUntil(async () => (await server.orch('POST', PODS, crowded, 'application/json')).status >= 400 && webhook.calls() > 0, 'the webhook and the policy to act', 20_000);
+  const plain = JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {generateName: 'plain-'}, spec: {containers: [{name: 'c', image: 'nginx:1.27'}]}});
+  await waitUntil(async () => {
+    if ((await server.orch('POST', PODS, crowded, 'application/json')).status < 400) return false;
+    const before = webhook.calls();
+    return (await server.orch('POST', `${PODS}?dryRun=All`, plain, 'application/json')).status === 201 && webhook.calls() > before;
+  }, 'the webhook and the policy to act', 20_000);
 }
 
 /** The CPU time (user + system, microseconds) a process has used, from /proc; undefined elsewhere. */

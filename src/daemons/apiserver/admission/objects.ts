@@ -31,9 +31,17 @@ export function preferredResource(registry: ResourceRegistry, group: string, res
 const ALL = {labelSelector: [], fieldSelector: [], limit: 0, allowWatchBookmarks: false};
 
 export function registryObjects(registry: ResourceRegistry, registryFor: (info: ResourceInfo) => RegistryStore): AdmissionObjects {
+  // Finding the preferred version walks every served group version: remembered per resource, and
+  // looked up again only when the registry no longer serves what was remembered (a CRD changed).
+  const preferred = new Map<string, ResourceInfo>();
   const storeOf = (group: string, resource: string): RegistryStore => {
-    const info = preferredResource(registry, group, resource);
-    if (!info) throw new Error(`admission: the resource ${resource}${group ? `.${group}` : ''} is not served`);
+    const key = `${group}/${resource}`;
+    let info = preferred.get(key);
+    if (!info || registry.lookup(info.group, info.version, info.plural) !== info) {
+      info = preferredResource(registry, group, resource);
+      if (!info) throw new Error(`admission: the resource ${resource}${group ? `.${group}` : ''} is not served`);
+      preferred.set(key, info);
+    }
     return registryFor(info);
   };
   const writeContext = (subresource = ''): WriteContext => ({
