@@ -3,7 +3,7 @@ import {OrchCommand, UserError} from '../lib/command.js';
 import {PROGRAMS, loadOptionTable} from '../options/tables.js';
 import {typeLabel} from '../options/flags.js';
 import type {OptionSpec, Program} from '../options/spec.js';
-import {ADMISSION_PLUGIN_ORDER, DEFAULT_ON_ADMISSION_PLUGINS} from '../daemons/apiserver/admission/plugin-names.js';
+import {ADMISSION_PLUGIN_ORDER, DEFAULT_ON_ADMISSION_PLUGINS} from '../api/admission-plugins.js';
 
 export interface OptionRow {
   name: string;

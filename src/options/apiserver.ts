@@ -7,7 +7,7 @@
  */
 import {namesOption} from './names-option.js';
 import type { OptionTable } from './spec.js';
-import {ADMISSION_PLUGIN_NAMES_SORTED} from '../daemons/apiserver/admission/plugin-names.js';
+import {ADMISSION_PLUGIN_NAMES_SORTED} from '../api/admission-plugins.js';
 
 /** Admission plugin names the seed lists; --enable/--disable-admission-plugins accept only these. */
 const ADMISSION_PLUGINS = ADMISSION_PLUGIN_NAMES_SORTED;

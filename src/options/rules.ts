@@ -18,7 +18,7 @@ import { parseQuantity } from './quantity.js';
 import { labelValueErrors, qualifiedNameErrors } from './value-labels.js';
 import { NAME_SET_IDS, nameSet, names, type NameSetId } from '../api/names.js';
 import { allowedNodeLabelPrefixes, allowedNodeLabels, isAllowedNodeLabel } from '../api/node-labels.js';
-import {ADMISSION_PLUGIN_ORDER} from '../daemons/apiserver/admission/plugin-names.js';
+import {ADMISSION_PLUGIN_ORDER} from '../api/admission-plugins.js';
 
 /** Read-only access to the parsed values of one command line. */
 class OptionView {

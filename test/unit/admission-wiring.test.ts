@@ -12,7 +12,7 @@ import {selectNames} from '../../src/api/names.js';
 import {enabledAdmissionPlugins} from '../../src/daemons/apiserver/admission/enabled-plugins.js';
 import {readAdmissionConfiguration} from '../../src/daemons/apiserver/admission/config-file.js';
 import {buildAdmissionChain} from '../../src/daemons/apiserver/admission/build.js';
-import {ADMISSION_PLUGIN_ORDER, DEFAULT_ON_ADMISSION_PLUGINS} from '../../src/daemons/apiserver/admission/plugin-names.js';
+import {ADMISSION_PLUGIN_ORDER, DEFAULT_ON_ADMISSION_PLUGINS} from '../../src/api/admission-plugins.js';
 import type {AdmissionObjects, AdmissionPluginContext, AdmissionPluginFactory} from '../../src/daemons/apiserver/admission/interfaces.js';
 import {systemClock} from '../../src/daemons/shared/clock.js';
 

@@ -7,7 +7,7 @@
  */
 import {AdmissionChain} from './chain.js';
 import type {AdmissionObjects, AdmissionPlugin, AdmissionPluginContext, AdmissionPluginFactory} from './interfaces.js';
-import {DEFAULT_ON_ADMISSION_PLUGINS, type AdmissionPluginName} from './plugin-names.js';
+import {DEFAULT_ON_ADMISSION_PLUGINS, type AdmissionPluginName} from '../../../api/admission-plugins.js';
 import type {PluginConfiguration} from './config-file.js';
 import type {Clock} from '../../shared/clock.js';
 import type {ResourceInfo} from '../../../api/resources.js';

@@ -10,7 +10,7 @@ import {dirname, isAbsolute, resolve} from 'node:path';
 import {parse as parseYaml} from 'yaml';
 import {names} from '../../../api/names.js';
 import {isJsonObject, type JsonObject} from '../../../patch/types.js';
-import {ADMISSION_PLUGIN_NAMES_SORTED} from './plugin-names.js';
+import {ADMISSION_PLUGIN_NAMES_SORTED} from '../../../api/admission-plugins.js';
 
 export interface PluginConfiguration {
   configuration: JsonObject;

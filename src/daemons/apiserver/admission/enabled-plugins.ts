@@ -6,7 +6,7 @@
  * turns every plugin off). The result is in upstream's execution order whatever the order of the
  * names given. Pure: the names were validated by src/options/rules.ts.
  */
-import {ADMISSION_PLUGIN_ORDER, DEFAULT_ON_ADMISSION_PLUGINS, type AdmissionPluginName} from './plugin-names.js';
+import {ADMISSION_PLUGIN_ORDER, DEFAULT_ON_ADMISSION_PLUGINS, type AdmissionPluginName} from '../../../api/admission-plugins.js';
 
 export interface AdmissionSelection {
   enable?: readonly string[];

@@ -4,7 +4,7 @@
  * One line a plugin, so plugins arrive without touching each other.
  */
 import type {AdmissionPluginFactory} from './interfaces.js';
-import type {AdmissionPluginName} from './plugin-names.js';
+import type {AdmissionPluginName} from '../../../api/admission-plugins.js';
 import {NamespaceLifecycle} from './plugins/namespace-lifecycle.js';
 import {MutatingAdmissionPolicyPlugin} from './plugins/mutating-admission-policy.js';
 import {ValidatingAdmissionPolicyPlugin} from './plugins/validating-admission-policy.js';
