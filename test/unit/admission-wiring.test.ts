@@ -1,7 +1,7 @@
 /**
  * The admission chain from the options: which plugins run and in what order, the configuration
  * file (inline and by path, YAML and JSON, both name sets), building the chain (plugins not built
- * yet, factory errors), and the README keeping the plugin list of plugin-names.ts.
+ * yet, factory errors), and the README keeping the plugin list of src/api/admission-plugins.ts.
  */
 import {afterEach, beforeEach, describe, expect, it} from '@jest/globals';
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';

@@ -2,7 +2,7 @@
  * The admission chain: every plugin's mutating step in order, then every validating step, as
  * upstream runs them around the registry's own defaulting and validation (the registry calls
  * `admit` before its validation and `validate` after it). The plugins and their order come from
- * plugin-names.ts and the admission options.
+ * src/api/admission-plugins.ts and the admission options.
  */
 import type {AdmissionAttributes, AdmissionPlugin, AdmissionReinvocation} from './interfaces.js';
 

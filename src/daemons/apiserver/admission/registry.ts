@@ -1,6 +1,6 @@
 /**
  * Every admission plugin's factory by name (upstream's RegisterAllAdmissionPlugins). The order they
- * run in is plugin-names.ts's, whatever the order here; which of them run is the options' choice.
+ * run in is src/api/admission-plugins.ts's, whatever the order here; which of them run is the options' choice.
  * One line a plugin, so plugins arrive without touching each other.
  */
 import type {AdmissionPluginFactory} from './interfaces.js';
