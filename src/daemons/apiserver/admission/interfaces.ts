@@ -123,3 +123,16 @@ export interface AdmissionPluginContext {
 
 /** Builds a plugin; a bad configuration throws an Error naming the plugin and the problem (the server does not start). */
 export type AdmissionPluginFactory = (context: AdmissionPluginContext) => AdmissionPlugin | Promise<AdmissionPlugin>;
+
+/** A resource and a kind with their group and version, as admission requests and policies name them. */
+export interface GroupVersionResource {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}

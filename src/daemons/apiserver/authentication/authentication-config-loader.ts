@@ -8,21 +8,16 @@ import {readFile} from 'node:fs/promises';
 import type {TokenAuthenticator, TokenResult} from '../../shared/authentication/token-authenticator.js';
 import {parseAuthenticationConfig, type AuthenticationConfiguration} from './authentication-config.js';
 import {JwtAuthenticator} from './jwt-authenticator.js';
+import {ConfigFileReloader} from '../../shared/config-file-reloader.js';
 
 export class ReloadingJwtAuthenticators implements TokenAuthenticator {
   private authenticators: JwtAuthenticator[];
-  private lastText: string;
-  private timer?: NodeJS.Timeout;
+  private readonly reloader: ConfigFileReloader<AuthenticationConfiguration>;
 
-  private constructor(
-    private readonly file: string,
-    text: string,
-    readonly initial: AuthenticationConfiguration,
-    private readonly log: (message: string) => void,
-    private readonly now?: () => Date,
-  ) {
-    this.lastText = text;
-    this.authenticators = initial.jwt.map((c) => new JwtAuthenticator(c, now));
+  private constructor(file: string, text: string, readonly initial: AuthenticationConfiguration, log: (message: string) => void, now?: () => Date) {
+    const build = (config: AuthenticationConfiguration) => config.jwt.map((c) => new JwtAuthenticator(c, now));
+    this.authenticators = build(initial);
+    this.reloader = new ConfigFileReloader(file, text, 'authentication config', (t) => parseAuthenticationConfig(t, file), (config) => (this.authenticators = build(config)), log);
   }
 
   static async load(file: string, log: (message: string) => void, now?: () => Date): Promise<ReloadingJwtAuthenticators> {
@@ -49,34 +44,15 @@ export class ReloadingJwtAuthenticators implements TokenAuthenticator {
     return undefined;
   }
 
-  /** Reads the file again; true when new authenticators took over. */
-  async reload(): Promise<boolean> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (error) {
-      this.log(`authentication config reload failed: cannot read ${this.file}: ${(error as Error).message}`);
-      return false;
-    }
-    if (text === this.lastText) return false;
-    this.lastText = text;
-    try {
-      const config = parseAuthenticationConfig(text, this.file);
-      this.authenticators = config.jwt.map((c) => new JwtAuthenticator(c, this.now));
-      this.log(`authentication config reloaded from ${this.file}`);
-      return true;
-    } catch (error) {
-      this.log(`authentication config reload failed, keeping the running configuration: ${(error as Error).message}`);
-      return false;
-    }
+  reload(): Promise<boolean> {
+    return this.reloader.reload();
   }
 
   watch(intervalMs: number): void {
-    this.timer = setInterval(() => void this.reload(), intervalMs);
-    this.timer.unref();
+    this.reloader.watch(intervalMs);
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.reloader.stop();
   }
 }

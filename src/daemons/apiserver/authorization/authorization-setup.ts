@@ -9,6 +9,7 @@ import {AbacAuthorizer, parseAbacPolicyFile} from './abac.js';
 import {WebhookAuthorizer, type SubjectAccessReviewVersion} from '../../shared/authorization/webhook-authorizer.js';
 import {type AuthorizerDependencies} from './authorizer.js';
 import {alwaysAllow, alwaysDeny} from '../../shared/authorization/union.js';
+import {ConfigFileReloader} from '../../shared/config-file-reloader.js';
 import type {AuthorizationAttributes, AuthorizationResult, Authorizer} from '../../shared/authorization/attributes.js';
 import {compileMatchConditions, parseAuthorizationConfig, type ConfiguredAuthorizer} from './authorization-config.js';
 import {RbacAuthorizer, type RbacPolicySource} from './rbac.js';
@@ -116,20 +117,24 @@ export async function authorizersFromConfig(configured: readonly ConfiguredAutho
  */
 export class ReloadingAuthorizer implements Authorizer {
   private chain: Authorizer;
-  private timer?: NodeJS.Timeout;
-  private lastText: string;
+  private readonly reloader: ConfigFileReloader<{chain: Authorizer; types: string[]}>;
   /** The types of the running configuration, in order (what SelfSubjectRulesReview asks). */
   types: string[] = [];
 
-  private constructor(
-    private readonly file: string,
-    text: string,
-    chain: Authorizer,
-    private readonly build: (configured: ConfiguredAuthorizer[]) => Promise<Authorizer>,
-    private readonly log: (message: string) => void,
-  ) {
+  private constructor(file: string, text: string, chain: Authorizer, build: (configured: ConfiguredAuthorizer[]) => Promise<Authorizer>, log: (message: string) => void) {
     this.chain = chain;
-    this.lastText = text;
+    this.reloader = new ConfigFileReloader(
+      file, text, 'authorization config',
+      async (t) => {
+        const configured = parseAuthorizationConfig(t, file);
+        return {chain: await build(configured), types: configured.map((a): string => a.type)};
+      },
+      (next) => {
+        this.chain = next.chain;
+        this.types = next.types;
+      },
+      log,
+    );
   }
 
   static async load(file: string, build: (configured: ConfiguredAuthorizer[]) => Promise<Authorizer>, log: (message: string) => void): Promise<ReloadingAuthorizer> {
@@ -150,34 +155,15 @@ export class ReloadingAuthorizer implements Authorizer {
   }
 
   /** Reads the file again; true when a new chain took over. */
-  async reload(): Promise<boolean> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (error) {
-      this.log(`authorization config reload failed: cannot read ${this.file}: ${(error as Error).message}`);
-      return false;
-    }
-    if (text === this.lastText) return false;
-    this.lastText = text;
-    try {
-      const configured = parseAuthorizationConfig(text, this.file);
-      this.chain = await this.build(configured);
-      this.types = configured.map((a) => a.type);
-      this.log(`authorization config reloaded from ${this.file}`);
-      return true;
-    } catch (error) {
-      this.log(`authorization config reload failed, keeping the running configuration: ${(error as Error).message}`);
-      return false;
-    }
+  reload(): Promise<boolean> {
+    return this.reloader.reload();
   }
 
   watch(intervalMs: number): void {
-    this.timer = setInterval(() => void this.reload(), intervalMs);
-    this.timer.unref();
+    this.reloader.watch(intervalMs);
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.reloader.stop();
   }
 }

@@ -61,12 +61,8 @@ export class RequestAuthenticator {
   async authenticateRequestAsync(request: AuthenticationRequest): Promise<AuthenticationOutcome> {
     if (!this.config.tokenUnion) return this.authenticateRequest(request);
     const errors: string[] = [];
-    const byProxy = this.config.requestHeader?.authenticate(request);
-    if (byProxy && 'user' in byProxy) return {user: withAuthenticatedGroup(byProxy.user)};
-    if (byProxy) errors.push(byProxy.error);
-    const byCertificate = this.certificates?.authenticate(request.socket);
-    if (byCertificate && 'user' in byCertificate) return {user: withAuthenticatedGroup(byCertificate.user)};
-    if (byCertificate) errors.push(byCertificate.error);
+    const byConnection = this.proxyOrCertificate(request, errors);
+    if (byConnection) return {user: byConnection};
 
     const token = bearerToken(headerValue(request, 'authorization'));
     if (token !== undefined) {
@@ -77,6 +73,17 @@ export class RequestAuthenticator {
     if (errors.length > 0) return {error: errors.join('; ')};
     if (this.anonymousAllowed(request)) return {user: anonymousUser()};
     return {};
+  }
+
+  /** A front proxy's headers (its certificate vouching), else the client certificate; failures go to `errors`. */
+  private proxyOrCertificate(request: AuthenticationRequest, errors: string[]): UserInfo | undefined {
+    const byProxy = this.config.requestHeader?.authenticate(request);
+    if (byProxy && 'user' in byProxy) return withAuthenticatedGroup(byProxy.user);
+    if (byProxy) errors.push(byProxy.error);
+    const byCertificate = this.certificates?.authenticate(request.socket);
+    if (byCertificate && 'user' in byCertificate) return withAuthenticatedGroup(byCertificate.user);
+    if (byCertificate) errors.push(byCertificate.error);
+    return undefined;
   }
 
   private anonymousAllowed(request: AuthenticationRequest): boolean {
@@ -90,14 +97,8 @@ export class RequestAuthenticator {
   /** The synchronous chain of the local authenticators (certificates, static tokens), for the agent. */
   authenticateRequest(request: AuthenticationRequest): AuthenticationOutcome {
     const errors: string[] = [];
-    // A front proxy first, as in the asynchronous chain (the controller manager's delegated authentication).
-    const byProxy = this.config.requestHeader?.authenticate(request);
-    if (byProxy && 'user' in byProxy) return {user: withAuthenticatedGroup(byProxy.user)};
-    if (byProxy) errors.push(byProxy.error);
-
-    const byCertificate = this.certificates?.authenticate(request.socket);
-    if (byCertificate && 'user' in byCertificate) return {user: withAuthenticatedGroup(byCertificate.user)};
-    if (byCertificate) errors.push(byCertificate.error);
+    const byConnection = this.proxyOrCertificate(request, errors);
+    if (byConnection) return {user: byConnection};
 
     const token = this.config.tokens ? bearerToken(headerValue(request, 'authorization')) : undefined;
     if (token !== undefined) {

@@ -9,19 +9,9 @@
  */
 import { labelSelectorString, matchesLabels, parseLabelSelector, type LabelSelectorObject } from '../../../../../api/selectors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../../../patch/types.js';
-import type { AdmissionAttributes } from '../../interfaces.js';
+import type { AdmissionAttributes, GroupVersionKind, GroupVersionResource } from '../../interfaces.js';
+export type { GroupVersionKind, GroupVersionResource } from '../../interfaces.js';
 
-export interface GroupVersionResource {
-  group: string;
-  version: string;
-  resource: string;
-}
-
-export interface GroupVersionKind {
-  group: string;
-  version: string;
-  kind: string;
-}
 
 export interface MatchResult {
   matches: boolean;

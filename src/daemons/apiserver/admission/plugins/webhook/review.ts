@@ -8,23 +8,14 @@
 import {names} from '../../../../../api/names.js';
 import {isJsonObject, type JsonObject, type JsonValue} from '../../../../../patch/types.js';
 import type {UserInfo} from '../../../../shared/authentication/user.js';
+import type {GroupVersionKind, GroupVersionResource} from '../../interfaces.js';
+export type {GroupVersionKind, GroupVersionResource} from '../../interfaces.js';
 
 export const REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;
 export type ReviewVersion = (typeof REVIEW_VERSIONS)[number];
 
 export const reviewApiVersion = (version: ReviewVersion) => `admission.${names().domain}/${version}`;
 
-export interface GroupVersionResource {
-  group: string;
-  version: string;
-  resource: string;
-}
-
-export interface GroupVersionKind {
-  group: string;
-  version: string;
-  kind: string;
-}
 
 /** What one call sends: the resource as the webhook matched it and the request as it was made. */
 export interface ReviewRequestInput {
