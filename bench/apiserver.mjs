@@ -203,6 +203,7 @@ async function benchEngine(engine, etcdEndpoint, lib) {
     agents.push(agent);
     const orch = (method, path, body, contentType, headers) => send(agent, creds.server, method, path, body, contentType, headers);
     await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
+    await ensureDefaultServiceAccount(orch);
 
     // 1,000 pods, written by 32 clients.
     const podJson = (i) => JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name: `bench-${i}`, labels: {app: 'bench', n: String(i)}}, spec: {containers: [{name: 'app', image: 'nginx:1.27', ports: [{containerPort: 80}]}]}});
@@ -346,6 +347,15 @@ async function benchEngine(engine, etcdEndpoint, lib) {
 }
 
 /** An `orch apiserver` process on a fresh data directory; `env` adds environment variables. */
+/**
+ * The ServiceAccount admission plugin (on by default) refuses pods in a namespace without its
+ * `default` account, which the controller manager creates; no controller manager runs here.
+ */
+async function ensureDefaultServiceAccount(orch) {
+  const r = await orch('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: 'default'}}), 'application/json');
+  if (r.status !== 201 && r.status !== 409) throw new Error(`service account: ${r.status} ${r.body}`);
+}
+
 async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = []) {
   const dataDir = mkdtempSync(join(tmpdir(), `orch-bench-${engine}-`));
   const port = await freePort();
@@ -370,6 +380,7 @@ async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = []) {
     agent = new Agent({keepAlive: true, maxSockets: CLIENTS, ca: creds.ca, cert: creds.cert, key: creds.key});
     const orch = (method, path, body, contentType, headers) => send(agent, creds.server, method, path, body, contentType, headers);
     await waitUntil(async () => (await orch('GET', '/readyz')).status === 200, 'readyz', 20_000);
+    await ensureDefaultServiceAccount(orch);
     return {orch, stop, log: () => log, pid: server.pid};
   } catch (error) {
     await stop();
@@ -538,11 +549,6 @@ async function benchAdmission(engine, etcdEndpoint) {
   const hooked = await startOrch(engine, etcdEndpoint);
   const webhook = await startAllowingWebhook();
   try {
-    for (const server of [none, defaults, hooked]) {
-      // The ServiceAccount plugin needs the namespace's default account (the controller manager is not running here).
-      const r = await server.orch('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: 'default'}}), 'application/json');
-      if (r.status !== 201 && r.status !== 409) throw new Error(`service account: ${r.status} ${r.body}`);
-    }
     const inEffect = (server) => /"Admission plugins" plugins="([^"]*)"/.exec(server.log())?.[1]?.split(',') ?? [];
     const canHook = ['ValidatingAdmissionWebhook', 'ValidatingAdmissionPolicy'].every((p) => inEffect(hooked).includes(p));
     if (canHook) await installWebhookAndPolicy(hooked, webhook);
