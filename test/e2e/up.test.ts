@@ -166,7 +166,8 @@ describe('orch up dashboard on a terminal', () => {
       'the dashboard to show the leader',
       () => {
         const text = execFileSync('tmux', ['-L', socket, 'capture-pane', '-p', '-t', 'main'], {encoding: 'utf8'});
-        return /readyz ok/.test(text) && /leader/i.test(text) && /this process/.test(text) ? text : undefined;
+        // The readyz list fills in as the post-start hooks register: wait for the one checked below.
+        return /readyz ok/.test(text) && /✓ poststarthook\/rbac\/bootstrap-roles/.test(text) && /leader/i.test(text) && /this process/.test(text) ? text : undefined;
       },
       60_000,
     );
