@@ -266,9 +266,9 @@ export class ApiServer {
       },
     });
     if (auth.structured) {
-      auth.structured.watch(c.authenticationConfigReloadIntervalMs ?? 1000);
+      auth.structured.reloader.watch(c.authenticationConfigReloadIntervalMs ?? 1000);
       const structured = auth.structured;
-      this.stopAuthentication = () => structured.stop();
+      this.stopAuthentication = () => structured.reloader.stop();
     }
     // Upstream serves issuer discovery only for an https issuer URL (OIDC needs one).
     if (auth.serviceAccounts && auth.serviceAccounts.issuers[0].startsWith('https://')) {
@@ -365,9 +365,9 @@ export class ApiServer {
         async (configured) => authorizerChain(await setup.authorizersFromConfig(configured, {rbac, nodeGraph})),
         (message) => log.info(message),
       );
-      reloading.watch(c.authorizationConfigReloadIntervalMs ?? 1000);
+      reloading.reloader.watch(c.authorizationConfigReloadIntervalMs ?? 1000);
       this.authorizationModesInEffect = () => reloading.types;
-      this.stopAuthorization = () => reloading.stop();
+      this.stopAuthorization = () => reloading.reloader.stop();
       return reloading;
     }
     const fileAuthorizers = await setup.loadAuthorizers(

@@ -5,6 +5,7 @@
  * annotation, the NoExecute toleration of file pods and the Pending phase. Pure.
  */
 import { configHashAnnotation, type SourcePod } from './types.js';
+import type {Toleration} from '../../../api/toleration.js';
 
 const FNV128_OFFSET = 0x6c62272e07bb014262b821756295c58dn;
 const FNV128_PRIME = 0x0000000001000000000000000000013bn;
@@ -51,13 +52,6 @@ export function staticPodName(name: string, nodeName: string): string {
   return `${name}-${nodeName.toLowerCase()}`;
 }
 
-interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
 const TOLERATE_NO_EXECUTE: Toleration = { operator: 'Exists', effect: 'NoExecute' };
 

@@ -12,7 +12,8 @@ import {ConfigFileReloader} from '../../shared/config-file-reloader.js';
 
 export class ReloadingJwtAuthenticators implements TokenAuthenticator {
   private authenticators: JwtAuthenticator[];
-  private readonly reloader: ConfigFileReloader<AuthenticationConfiguration>;
+  /** Reads the file again when it changes (`watch`, `stop`, `reload`). */
+  readonly reloader: ConfigFileReloader<AuthenticationConfiguration>;
 
   private constructor(file: string, text: string, readonly initial: AuthenticationConfiguration, log: (message: string) => void, now?: () => Date) {
     const build = (config: AuthenticationConfiguration) => config.jwt.map((c) => new JwtAuthenticator(c, now));
@@ -44,15 +45,4 @@ export class ReloadingJwtAuthenticators implements TokenAuthenticator {
     return undefined;
   }
 
-  reload(): Promise<boolean> {
-    return this.reloader.reload();
-  }
-
-  watch(intervalMs: number): void {
-    this.reloader.watch(intervalMs);
-  }
-
-  stop(): void {
-    this.reloader.stop();
-  }
 }

@@ -117,7 +117,8 @@ export async function authorizersFromConfig(configured: readonly ConfiguredAutho
  */
 export class ReloadingAuthorizer implements Authorizer {
   private chain: Authorizer;
-  private readonly reloader: ConfigFileReloader<{chain: Authorizer; types: string[]}>;
+  /** Reads the file again when it changes (`watch`, `stop`, `reload`). */
+  readonly reloader: ConfigFileReloader<{chain: Authorizer; types: string[]}>;
   /** The types of the running configuration, in order (what SelfSubjectRulesReview asks). */
   types: string[] = [];
 
@@ -154,16 +155,4 @@ export class ReloadingAuthorizer implements Authorizer {
     return this.chain.authorize(attributes);
   }
 
-  /** Reads the file again; true when a new chain took over. */
-  reload(): Promise<boolean> {
-    return this.reloader.reload();
-  }
-
-  watch(intervalMs: number): void {
-    this.reloader.watch(intervalMs);
-  }
-
-  stop(): void {
-    this.reloader.stop();
-  }
 }

@@ -38,6 +38,8 @@ import {
 import { parseQuantity } from '../../../options/quantity.js';
 import type { ControllerContext, ControllerDescriptor, RunningController } from './types.js';
 import {toleratesTaint} from '../../../api/meta.js';
+import type {Toleration} from '../../../api/toleration.js';
+export type {Toleration} from '../../../api/toleration.js';
 
 export const SCHEDULER_NAME = 'default-scheduler';
 export const taintUnschedulable = (): string => names().taints.unschedulable;
@@ -58,13 +60,6 @@ export interface Container {
   resources?: { requests?: ResourceList; limits?: ResourceList };
 }
 
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
 export interface Taint {
   key: string;

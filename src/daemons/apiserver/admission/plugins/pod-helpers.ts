@@ -8,6 +8,8 @@ import {isJsonObject, jsonEqual, type JsonObject, type JsonValue} from '../../..
 import {stringAt} from '../../rest/objects.js';
 import type {AdmissionAttributes} from '../interfaces.js';
 import {isSuperset as jsonIsSuperset, mergeTolerations as jsonMergeTolerations} from '../tolerations.js';
+import type {Toleration} from '../../../../api/toleration.js';
+export type {Toleration} from '../../../../api/toleration.js';
 
 export const isCoreResource = (attributes: AdmissionAttributes, plural: string): boolean =>
   attributes.resource.group === '' && attributes.resource.plural === plural;
@@ -97,13 +99,6 @@ export function podConfigMapNames(spec: JsonObject): string[] {
 
 // --- Tolerations ------------------------------------------------------------------------------
 
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
 /** A toleration as a plain record (the JSON form drops absent fields, so equality is field-wise). */
 export function toToleration(value: JsonValue): Toleration {
