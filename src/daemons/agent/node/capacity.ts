@@ -11,7 +11,7 @@
  */
 import { isDisabledThreshold, type EvictionThreshold } from '../../../options/value-eviction.js';
 import { valueQuantity } from '../eviction/thresholds.js';
-import { type Amount, amountOf, parseAmount, subtractResources, sumResources } from './quantities.js';
+import { type Amount, amountOf, parseAmount, subtractResources, sumResources } from '../../../api/quantities.js';
 
 export interface MachineResources {
   /** Online CPUs. */

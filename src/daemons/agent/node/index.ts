@@ -45,7 +45,7 @@ export {
   registrationLabels,
   resolveNodeName,
 } from './node-object.js';
-export { type Amount, type QuantityFormat, amountOf, formatAmount, formatResources, parseAmount, sameQuantity, subtractResources, sumResources } from './quantities.js';
+export { type Amount, type QuantityFormat, amountOf, formatAmount, formatResources, parseAmount, sameQuantity, subtractResources, sumResources } from '../../../api/quantities.js';
 export { DEFAULT_NODE_LEASE_DURATION_SECONDS, type NodeSettings, nodeSettingsFromConfig } from './settings.js';
 export {
   type StatusComputation,

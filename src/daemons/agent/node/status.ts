@@ -8,7 +8,7 @@ import { nodeAddresses } from './addresses.js';
 import { nodeAllocatable, nodeCapacity } from './capacity.js';
 import { missingCapacity, updateConditions, type NodeConditionEvent } from './conditions.js';
 import { goArch, type MachineFacts } from './machine.js';
-import { formatResources, sameQuantity } from './quantities.js';
+import { formatResources, sameQuantity } from '../../../api/quantities.js';
 import type { NodeSettings } from './settings.js';
 import type { PressureCondition } from '../eviction/signals.js';
 import type { NodeCondition, NodeObject, NodeStatus, NodeSystemInfo, ResourceList } from './types.js';

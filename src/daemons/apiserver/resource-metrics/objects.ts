@@ -7,7 +7,7 @@
 import type {ResourceInfo} from '../../../api/resources.js';
 import {names} from '../../../api/names.js';
 import {parseQuantity} from '../../../options/quantity.js';
-import {amountOf, formatAmount} from '../../agent/node/quantities.js';
+import {amountOf, formatAmount} from '../../../api/quantities.js';
 import type {CPUStats, MemoryStats, NodeStats, PodStats} from '../../agent/server/summary.js';
 
 export const METRICS_VERSION = 'v1beta1';

@@ -5,7 +5,7 @@
  * on every sum. Amounts are the agent's exact milli-unit quantities (a sum keeps the format of its
  * first non-zero term, as Quantity.Add does, so memory stays `1536Mi`, not `1610612736`).
  */
-import {formatAmount, parseAmount, type Amount} from '../../agent/node/quantities.js';
+import {formatAmount, parseAmount, type Amount} from '../../../api/quantities.js';
 import type {JsonValue} from '../../../patch/types.js';
 
 export type ResourceList = Record<string, Amount>;

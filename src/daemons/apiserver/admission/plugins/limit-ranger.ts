@@ -8,7 +8,7 @@
 import {names} from '../../../../api/names.js';
 import {parseQuantity} from '../../../../options/quantity.js';
 import {isJsonObject, type JsonObject, type JsonValue} from '../../../../patch/types.js';
-import {formatAmount, parseAmount, type Amount} from '../../../agent/node/quantities.js';
+import {formatAmount, parseAmount, type Amount} from '../../../../api/quantities.js';
 import {defaultPodRequestsFromLimits} from '../../rest/strategies.js';
 import {stringAt} from '../../rest/objects.js';
 import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin, AdmissionPluginContext} from '../interfaces.js';

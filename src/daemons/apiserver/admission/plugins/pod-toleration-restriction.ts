@@ -10,7 +10,7 @@
  */
 import {names} from '../../../../api/names.js';
 import {notFound, plainServerError} from '../../../../api/status.js';
-import {parseAmount} from '../../../agent/node/quantities.js';
+import {parseAmount} from '../../../../api/quantities.js';
 import {isJsonObject, type JsonObject, type JsonValue} from '../../../../patch/types.js';
 import {stringAt} from '../../rest/objects.js';
 import type {AdmissionAttributes, AdmissionOperation, AdmissionPlugin, AdmissionPluginContext} from '../interfaces.js';

@@ -1,5 +1,5 @@
 /**
- * Exact resource-list arithmetic for capacity and allocatable, on top of ../../../options/quantity.ts
+ * Exact resource-list arithmetic for capacity and allocatable, on top of ../options/quantity.ts
  * (which parses and prints quantities but does not add or subtract them).
  *
  * Amounts are held as BigInt milli-units, so `8 - 200m` is exactly `7800m`. A result keeps the format of
@@ -7,7 +7,7 @@
  * `16316412Ki - 100Mi` prints `16214012Ki`, and a byte count that 1024 does not divide prints as a plain
  * integer (never as `16G`, which DecimalSI would give).
  */
-import { parseQuantity } from '../../../options/quantity.js';
+import { parseQuantity } from '../options/quantity.js';
 
 export type QuantityFormat = 'DecimalSI' | 'BinarySI';
 
