@@ -1,0 +1,77 @@
+/**
+ * The admission plugins' reads of built-in objects (namespaces, service accounts, limit ranges,
+ * priority classes, ...), decoded once per stored revision. Upstream's plugins read informer
+ * listers and fall back to live lookups where a lister could be stale; here the server's store is
+ * already a watch cache (storage/cached-store.ts) whose writes resolve only once it has seen them,
+ * so reading it is both in memory and read-your-writes. What remained per request was decoding
+ * the stored JSON again and again: that is what this memo removes. A key's entry is reused only
+ * while the store still holds that very revision, so a plugin sees exactly what a live read
+ * would (a namespace deleted or a LimitRange created a moment ago included).
+ *
+ * The objects handed out are shared between requests, hence frozen: a plugin that wants to change
+ * one copies it first (a TypeError otherwise, never a silent corruption of the next request).
+ */
+import type {JsonObject, JsonValue} from '../../../patch/types.js';
+import type {RegistryStore} from '../rest/registry-store.js';
+import type {KeyValue, Store} from '../storage/store.js';
+
+/** Beyond this many remembered objects per resource the memo starts over (objects deleted meanwhile are never read again). */
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  revision: number;
+  object: JsonObject;
+}
+
+function deepFreeze<T extends JsonValue>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child as JsonValue);
+  }
+  return value;
+}
+
+export class DecodedObjects {
+  private readonly memo = new WeakMap<RegistryStore, Map<string, Entry>>();
+
+  constructor(private readonly store: Store) {}
+
+  /** Whether reads of this registry can use the memo: not when decoding takes a conversion (custom resources' webhooks). */
+  handles(registry: RegistryStore): boolean {
+    return !registry.convertsOnRead();
+  }
+
+  async get(registry: RegistryStore, namespace: string, name: string): Promise<JsonObject | undefined> {
+    const key = registry.key(namespace, name);
+    const kv = await this.store.get(key);
+    if (!kv) {
+      this.memo.get(registry)?.delete(key);
+      return undefined;
+    }
+    return this.decoded(registry, kv);
+  }
+
+  /** Every object under the collection (all pages). */
+  async list(registry: RegistryStore, namespace: string): Promise<JsonObject[]> {
+    const prefix = registry.collectionPrefix(namespace);
+    const out: JsonObject[] = [];
+    let startAfter: string | undefined;
+    for (;;) {
+      const page = await this.store.list(prefix, startAfter === undefined ? {} : {startAfter});
+      for (const kv of page.items) out.push(this.decoded(registry, kv));
+      if (!page.more || page.items.length === 0) return out;
+      startAfter = page.items.at(-1)!.key;
+    }
+  }
+
+  private decoded(registry: RegistryStore, kv: KeyValue): JsonObject {
+    let entries = this.memo.get(registry);
+    if (!entries) this.memo.set(registry, (entries = new Map()));
+    const found = entries.get(kv.key);
+    if (found && found.revision === kv.modRevision) return found.object;
+    const object = deepFreeze(registry.decode(kv.value, kv.modRevision));
+    if (entries.size >= MAX_ENTRIES) entries.clear();
+    entries.set(kv.key, {revision: kv.modRevision, object});
+    return object;
+  }
+}
