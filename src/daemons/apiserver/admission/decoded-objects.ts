@@ -31,10 +31,43 @@ function deepFreeze<T extends JsonValue>(value: T): T {
   return value;
 }
 
+/** A store that answers from memory synchronously when it can (storage/cached-store.ts). */
+interface PeekableStore {
+  peek(key: string): {found: KeyValue | undefined} | undefined;
+  peekList(prefix: string): KeyValue[] | undefined;
+}
+
+const peekable = (store: Store): PeekableStore | undefined =>
+  typeof (store as Partial<PeekableStore>).peek === 'function' && typeof (store as Partial<PeekableStore>).peekList === 'function' ? (store as unknown as PeekableStore) : undefined;
+
 export class DecodedObjects {
   private readonly memo = new WeakMap<RegistryStore, Map<string, Entry>>();
+  private readonly memory: PeekableStore | undefined;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    this.memory = peekable(store);
+  }
+
+  /**
+   * The object, answered synchronously from the store's memory: `{object}` (undefined when there
+   * is none), or undefined when the store cannot answer from memory now (use get()).
+   */
+  peek(registry: RegistryStore, namespace: string, name: string): {object: JsonObject | undefined} | undefined {
+    const key = registry.key(namespace, name);
+    const hit = this.memory?.peek(key);
+    if (!hit) return undefined;
+    if (!hit.found) {
+      this.memo.get(registry)?.delete(key);
+      return {object: undefined};
+    }
+    return {object: this.decoded(registry, hit.found)};
+  }
+
+  /** The collection, answered synchronously from the store's memory, or undefined (use list()). */
+  peekList(registry: RegistryStore, namespace: string): JsonObject[] | undefined {
+    const items = this.memory?.peekList(registry.collectionPrefix(namespace));
+    return items?.map((kv) => this.decoded(registry, kv));
+  }
 
   /** Whether reads of this registry can use the memo: not when decoding takes a conversion (custom resources' webhooks). */
   handles(registry: RegistryStore): boolean {

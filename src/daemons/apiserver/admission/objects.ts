@@ -35,7 +35,7 @@ const ALL = {labelSelector: [], fieldSelector: [], limit: 0, allowWatchBookmarks
 /**
  * `store`, the registries' own store: reads then go to it directly and reuse the objects decoded
  * at the same revision (decoded-objects.ts); without it every read decodes through the registry.
- * Reads hand out frozen objects shared between requests either way they may be cached.
+ * The objects read may then be shared between requests, and are frozen.
  */
 export function registryObjects(registry: ResourceRegistry, registryFor: (info: ResourceInfo) => RegistryStore, store?: Store): AdmissionObjects {
   const decoded = store ? new DecodedObjects(store) : undefined;
@@ -56,20 +56,35 @@ export function registryObjects(registry: ResourceRegistry, registryFor: (info: 
     user: API_SERVER_USER, dryRun: false, fieldManager: `${names().product}-apiserver`, subresource,
   });
   return {
-    async get(group, resource, namespace, name) {
-      const registryStore = storeOf(group, resource);
-      if (decoded?.handles(registryStore)) return decoded.get(registryStore, namespace, name);
+    // Not async: a read the store answers from memory resolves without further hops.
+    get(group, resource, namespace, name) {
+      let registryStore: RegistryStore;
       try {
-        return await registryStore.get(namespace, name);
+        registryStore = storeOf(group, resource);
       } catch (error) {
+        return Promise.reject(error);
+      }
+      if (decoded?.handles(registryStore)) {
+        const hit = decoded.peek(registryStore, namespace, name);
+        return hit ? Promise.resolve(hit.object) : decoded.get(registryStore, namespace, name);
+      }
+      return registryStore.get(namespace, name).catch((error: unknown) => {
         if (error instanceof ApiError && error.status.code === 404) return undefined;
         throw error;
-      }
+      });
     },
-    async list(group, resource, namespace = '') {
-      const registryStore = storeOf(group, resource);
-      if (decoded?.handles(registryStore)) return decoded.list(registryStore, namespace);
-      return (await registryStore.list(namespace, ALL)).items;
+    list(group, resource, namespace = '') {
+      let registryStore: RegistryStore;
+      try {
+        registryStore = storeOf(group, resource);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (decoded?.handles(registryStore)) {
+        const items = decoded.peekList(registryStore, namespace);
+        return items ? Promise.resolve(items) : decoded.list(registryStore, namespace);
+      }
+      return registryStore.list(namespace, ALL).then((r) => r.items);
     },
     create(group, resource, namespace, object) {
       return storeOf(group, resource).create(namespace, object, writeContext());
