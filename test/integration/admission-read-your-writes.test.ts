@@ -5,7 +5,8 @@
  * live lookups: a namespace being deleted refuses new content at once, a LimitRange, a changed
  * LimitRange, a ServiceAccount and a default PriorityClass act on the pod created right after them.
  * Each round writes and creates back to back, with no wait, on SQLite and on etcd (whose watch
- * reaches the cache later than SQLite's).
+ * reaches the cache later than SQLite's). And what mutating admission adds to a pod is no manager's
+ * field (upstream records the writer's fields before mutating admission).
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {type ApiClient, type Engine, type InProcessServer, pod, startApiServer} from '../helpers/apiserver.js';
@@ -87,6 +88,25 @@ describe.each<Engine>(['sqlite', 'etcd'])('admission reads its own writes at onc
       expect(refused.status).toBe(403);
       expect(refused.body.message).toContain(`error looking up service account ${ns}/builder`);
     }
+  });
+
+  it("records the writer's fields in managedFields, not what admission added", async () => {
+    await namespaceWithAccount('owned');
+    const admitted = await created('/api/v1/namespaces/owned/pods?fieldManager=tester', pod('owned'));
+    // Admission added the account, its token volume and mount, and the default tolerations...
+    expect(admitted.spec.serviceAccountName).toBe('default');
+    expect(admitted.spec.volumes).toHaveLength(1);
+    expect(admitted.spec.tolerations).toHaveLength(2);
+    // ...which are no manager's; the request's fields and their defaults are the writer's.
+    expect(admitted.metadata.managedFields).toHaveLength(1);
+    const [entry] = admitted.metadata.managedFields;
+    expect(entry).toMatchObject({manager: 'tester', operation: 'Update', apiVersion: 'v1'});
+    const spec = entry.fieldsV1['f:spec'];
+    expect(Object.keys(spec)).toEqual(expect.arrayContaining(['f:containers', 'f:dnsPolicy', 'f:restartPolicy']));
+    for (const added of ['f:serviceAccountName', 'f:volumes', 'f:tolerations']) expect(spec).not.toHaveProperty([added]);
+    const container = spec['f:containers']['k:{"name":"app"}'];
+    expect(container).toHaveProperty(['f:image']);
+    expect(container).not.toHaveProperty(['f:volumeMounts']);
   });
 
   it('gives a pod the priority of a default PriorityClass created just before it', async () => {
