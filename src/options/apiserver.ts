@@ -100,8 +100,8 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'tls-curve-preferences', type: 'int32Slice', seedType: 'int32Slice', seedDefault: '[]', repeatable: true,
-    help: 'Numeric IDs of key-exchange curves to allow; the runtime picks when unset.', section: SERVING,
-    implemented: false,
+    help: 'Numeric IDs (Go crypto/tls CurveID) of key-exchange curves to allow: 23 P-256, 24 P-384, 25 P-521, 29 X25519, 4588 X25519MLKEM768 (needs OpenSSL 3.5+); the runtime picks when unset.',
+    section: SERVING, implemented: true,
   },
   {
     name: 'tls-min-version', type: 'tlsVersion', seedType: 'string', seedDefault: 'none',
@@ -139,24 +139,28 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'cors-allowed-origins', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
-    help: 'Origins (anchored regular expressions) allowed by CORS; CORS is off when empty.', section: SERVING,
-    implemented: false,
+    help: 'Origins allowed by CORS, as regular expressions pinned to the host at both ends (^ or // first, $ or (:|$) last, e.g. //example\\.com(:|$)); CORS is off when empty.',
+    section: SERVING, implemented: true,
   },
   {
     name: 'debug-socket-path', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Unix socket serving profiling without any authentication.', section: SERVING, implemented: false,
+    help: 'Unix socket serving /debug/pprof/ and /debug/flags/v without any authentication or authorization (even with --profiling=false); removed on stop.',
+    section: SERVING, implemented: true,
   },
   {
     name: 'enable-logs-handler', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Serve the /logs path.', section: SERVING, implemented: false,
+    help: 'Serve /logs/: the files of <data-dir>/logs (orch\'s equivalent of the host\'s /var/log upstream serves), behind authorization.',
+    section: SERVING, implemented: true,
   },
   {
     name: 'profiling', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
-    help: 'Serve profiling data under /debug/pprof/.', section: SERVING, implemented: false,
+    help: 'Serve profiles of the Node process under /debug/pprof/, behind authorization: profile?seconds=N (.cpuprofile JSON), heap (.heapprofile JSON), cmdline; and PUT /debug/flags/v.',
+    section: SERVING, implemented: true,
   },
   {
     name: 'contention-profiling', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Also collect lock contention profiles when profiling is on.', section: SERVING, implemented: false,
+    help: 'Also record the event loop delay histogram at /debug/pprof/block (a Node process blocks on its event loop, not on locks).',
+    section: SERVING, implemented: true,
   },
   {
     name: 'aggregator-reject-forwarding-redirect', type: 'bool', seedType: 'bool', seedDefault: 'true',

@@ -49,6 +49,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
+  'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
@@ -155,6 +156,13 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
+    corsAllowedOrigins: list(values['cors-allowed-origins']),
+    debug: {
+      profiling: values['profiling'] !== false,
+      contentionProfiling: values['contention-profiling'] === true,
+      socketPath: str(values['debug-socket-path']),
+      logsHandler: values['enable-logs-handler'] === true,
+    },
   };
 }
 

@@ -49,6 +49,7 @@ import {
   writeStatusObject,
   cacheControlFilter,
   hstsFilter,
+  corsFilter,
   type Filter,
   type MaxInFlightFilter,
 } from './filters/index.js';
@@ -83,6 +84,7 @@ import {connectOptions} from './pod-streams.js';
 import type {RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
+import {startDebugRoutes, type DebugRoutes} from './debug/index.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -165,6 +167,10 @@ export interface ApiServerConfig extends SecureServingOptions {
   version: VersionInfo;
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
+  /** --cors-allowed-origins (validated patterns). */
+  corsAllowedOrigins?: string[];
+  /** --profiling, --contention-profiling, --debug-socket-path, --enable-logs-handler (./debug/). */
+  debug?: {profiling: boolean; contentionProfiling: boolean; socketPath?: string; logsHandler: boolean};
 }
 
 type AnyRequest = IncomingMessage & {headersDistinct?: Record<string, string[]>};
@@ -191,6 +197,7 @@ export class ApiServer {
   private auditor?: Auditor;
   private admission?: AdmissionChain;
   private sweeper?: {start(): void; stop(): void};
+  private debug?: DebugRoutes;
   private sockets = new Set<Socket>();
   private lastChecks: {livez: CheckState[]; readyz: CheckState[]} = {livez: [], readyz: []};
   private boundPort = 0;
@@ -322,6 +329,11 @@ export class ApiServer {
     this.api.setAdmission(this.admission);
 
     this.installHealthChecks();
+    const d = c.debug ?? {profiling: true, contentionProfiling: false, logsHandler: false};
+    this.debug = await startDebugRoutes({
+      profiling: d.profiling, contentionProfiling: d.contentionProfiling, debugSocketPath: d.socketPath,
+      logsDir: d.logsHandler ? join(c.dataDir, 'logs') : undefined, onError: (error) => log.error('Debug handler failed', 'err', error),
+    });
     await this.listen(key, cert, [...auth.clientCaPems, ...(auth.requestHeader?.caPems ?? [])]);
     await this.writeAdminOrchconfig(caPem);
     log.info('Serving securely', 'address', this.url, 'orchconfig', c.orchconfigPath);
@@ -512,6 +524,8 @@ export class ApiServer {
       this.stats.filter,
       cacheControlFilter(),
       ...(c.strictTransportSecurityDirectives?.length ? [hstsFilter(c.strictTransportSecurityDirectives)] : []),
+      // Upstream's WithCORS sits outside authentication: preflights carry no credentials.
+      ...[corsFilter(c.corsAllowedOrigins ?? [])].filter((f): f is Filter => f !== undefined),
       goawayFilter({chance: c.goawayChance}),
       requestTimeoutFilter({requestTimeoutMs: c.requestTimeoutMs}),
       this.inFlight,
@@ -557,6 +571,13 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (health(req, res)) return;
+      }
+      const debugRoute = this.debug?.route(path);
+      if (debugRoute) {
+        const attrs: AuthorizationAttributes = {user, verb: (req.method ?? 'GET').toLowerCase(), resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return debugRoute(req, res);
       }
       const discovery = this.issuerDiscovery && discoveryDocument(path);
       if (discovery && req.method === 'GET') {
@@ -706,6 +727,7 @@ export class ApiServer {
     this.stopAuthentication?.();
     this.externalSigner?.close();
     this.sweeper?.stop();
+    await this.debug?.close();
     this.logCheck.stop();
     await this.admission?.close();
     // Buffered audit events are written before the process ends.
