@@ -70,8 +70,8 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'external-hostname', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Hostname to put in URLs handed out to clients, such as discovery and API docs.', section: SERVING,
-    implemented: false,
+    help: 'Hostname (optionally :port) handed out to clients: discovery\'s serverAddressByClientCIDRs and the service account issuer\'s JWKS URI; the advertise address when unset.',
+    section: SERVING, implemented: true,
   },
   {
     name: 'cert-dir', type: 'string', seedType: 'string', seedDefault: '/var/run/orch', default: '/var/run/orch',
@@ -245,7 +245,8 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'agent-timeout', type: 'duration', seedType: 'duration', seedDefault: '5s', default: '5s',
-    help: 'Time limit for calls to node agents.', section: SERVING, implemented: false,
+    help: 'Time limit for reaching a node agent and getting its response headers (logs, nodes/proxy, metrics, the dial of exec/attach/port-forward); streams under way are not cut.',
+    section: SERVING, implemented: true,
   },
 
   // --- Storage and caching ---
@@ -338,13 +339,13 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'enable-garbage-collector', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
-    help: 'Run the generic garbage collector; keep it in line with the controller manager.', section: STORAGE,
-    implemented: false,
+    help: 'Deletes honour propagationPolicy and orphanDependents with the garbage collector\'s finalizers; keep it in line with the controller manager.',
+    section: STORAGE, implemented: true,
   },
   {
     name: 'delete-collection-workers', type: 'int', seedType: 'int', seedDefault: '1', default: '1',
     help: 'Parallel workers for deleting whole collections, e.g. when a namespace goes away.', section: STORAGE,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'lease-reuse-duration-seconds', type: 'int', seedType: 'int', seedDefault: '60', default: '60',
@@ -363,7 +364,8 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'allow-privileged', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Accept pods with privileged containers.', section: STORAGE, implemented: false,
+    help: 'Accept pods (and pod templates) with privileged containers; refused as invalid otherwise. orch up turns it on.',
+    section: STORAGE, implemented: true,
   },
 
   // --- Coordinated leader election ---

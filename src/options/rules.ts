@@ -501,6 +501,8 @@ const apiserverRules: Rule[] = [
   atLeast(['apiserver'], 'min-request-timeout', 0, 'zero or positive'),
   atLeast(['apiserver'], 'max-connection-bytes-per-sec', 0, 'zero (no limit) or positive'),
   atLeast(['apiserver'], 'lease-reuse-duration-seconds', 1, 'positive'),
+  atLeast(['apiserver'], 'delete-collection-workers', 1, 'positive'),
+  notNegativeDuration(['apiserver'], 'agent-timeout'),
   ...['audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize'].map((n) => atLeast(['apiserver'], n, 0, 'zero or positive')),
   auditBackendRules('log'),
   auditBackendRules('webhook'),

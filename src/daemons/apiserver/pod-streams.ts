@@ -29,7 +29,7 @@ export function markUpgrade(req: IncomingMessage, connection: UpgradeConnection)
   upgrades.set(req, connection);
 }
 
-/** How long dialing the agent may take (upstream's dial timeout is 30 s too). */
+/** How long dialing the agent may take without --agent-timeout (upstream's dial timeout is 30 s). */
 const DIAL_TIMEOUT_MS = 30_000;
 
 /** Headers that stay here: the client's credentials for the API server, and the hop to it. */
@@ -115,7 +115,7 @@ export async function servePodStream(
   } as tls.ConnectionOptions);
   await new Promise<void>((resolve) => {
     let connected = false;
-    const timer = setTimeout(() => backend.destroy(new Error('i/o timeout')), DIAL_TIMEOUT_MS);
+    const timer = setTimeout(() => backend.destroy(new Error('i/o timeout')), agentTls.timeoutMs ?? DIAL_TIMEOUT_MS);
     backend.once('secureConnect', () => {
       connected = true;
       clearTimeout(timer);

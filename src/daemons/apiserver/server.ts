@@ -167,6 +167,16 @@ export interface ApiServerConfig extends SecureServingOptions {
   version: VersionInfo;
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
+  /** --agent-timeout: connecting to an agent and its response headers (pod-logs.ts AgentTls.timeoutMs). */
+  agentTimeoutMs?: number;
+  /** --allow-privileged (default false): privileged containers are invalid without it. */
+  allowPrivileged?: boolean;
+  /** --delete-collection-workers (default 1). */
+  deleteCollectionWorkers?: number;
+  /** --enable-garbage-collector (default true): off, deletes ignore propagationPolicy and orphanDependents. */
+  enableGarbageCollector?: boolean;
+  /** --external-hostname: the host clients are handed in discovery (serverAddressByClientCIDRs) and issuer URLs. */
+  externalHostname?: string;
   /** --cors-allowed-origins (validated patterns). */
   corsAllowedOrigins?: string[];
   /** --profiling, --contention-profiling, --debug-socket-path, --enable-logs-handler (./debug/). */
@@ -219,11 +229,20 @@ export class ApiServer {
     this.hooks = new PostStartHooks({registry: this.registry});
   }
 
-  /** The address other hosts reach this server at (upstream's external address), for the JWKS URI. */
-  private externalUrl(): string {
+  /**
+   * host:port other hosts reach this server at (upstream's ExternalAddress): --external-hostname,
+   * else the advertise address, with the secure port unless the hostname names one. Handed out in
+   * discovery (serverAddressByClientCIDRs) and the issuer's JWKS URI.
+   */
+  private externalAddress(): string {
     const c = this.config;
-    const host = c.advertiseAddress ?? '127.0.0.1';
-    return `https://${host.includes(':') ? `[${host}]` : host}:${this.boundPort || c.securePort}`;
+    const port = this.boundPort || c.securePort;
+    if (c.externalHostname) return /^[^:]+:\d+$/.test(c.externalHostname) || /^\[.*\]:\d+$/.test(c.externalHostname) ? c.externalHostname : `${bracketed(c.externalHostname)}:${port}`;
+    return `${bracketed(c.advertiseAddress ?? '127.0.0.1')}:${port}`;
+  }
+
+  private externalUrl(): string {
+    return `https://${this.externalAddress()}`;
   }
 
   /** https://host:port clients use (loopback when bound to all interfaces). */
@@ -252,7 +271,10 @@ export class ApiServer {
     if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv));
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
-    this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey), addressTypes: c.agentPreferredAddressTypes};
+    this.agentTls = {
+      ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey),
+      addressTypes: c.agentPreferredAddressTypes, timeoutMs: c.agentTimeoutMs,
+    };
     const auth = await createAuthentication({
       anonymousAuth: c.anonymousAuth,
       clientCaFile: c.clientCaFile,
@@ -297,6 +319,7 @@ export class ApiServer {
     this.rbac = new RbacInformer(store, c.keyPrefix, (error) => log.v(2).info('RBAC informer error', 'err', error));
     this.authorizer = await this.authorization(store);
 
+    const server = this;
     const rbacRules = new RbacAuthorizer(this.rbac.index);
     const rbacIndex = this.rbac.index;
     this.api = createApiHandler({
@@ -318,10 +341,14 @@ export class ApiServer {
         platform: c.version.platform,
       },
       minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
-      serverAddresses: [{clientCIDR: '0.0.0.0/0', serverAddress: `${c.advertiseAddress ?? '127.0.0.1'}:${c.securePort}`}],
+      // Read per request: the port is known once the server listens.
+      get serverAddresses() {
+        return [{clientCIDR: '0.0.0.0/0', serverAddress: server.externalAddress()}];
+      },
       agentTls: this.agentTls,
       rulesFor: (user, namespace) => rulesFor(this.authorizationModesInEffect(), this.rbac?.index, user, namespace),
       tokens: this.tokenServices,
+      allowPrivileged: c.allowPrivileged, deleteCollectionWorkers: c.deleteCollectionWorkers, garbageCollection: c.enableGarbageCollector,
     });
 
     // The admission chain from the options: a bad configuration stops the start before anything listens.
@@ -635,7 +662,7 @@ export class ApiServer {
         return serveResourceMetrics(req, res, metrics, {
           store: (this.storage as Storage).store,
           keyPrefix: c.keyPrefix,
-          summary: (node) => fetchSummary(node, this.agentTls),
+          summary: (node) => fetchSummary(node, this.agentTls, this.agentTls.timeoutMs),
           onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
         });
       }
@@ -798,6 +825,8 @@ async function encryptionWrapper(file: string, keyPrefix: string) {
   const resolve = keyResolver(keyPrefix);
   return (engine: Storage['engines'][number]) => new EncryptingStore(engine, config, resolve);
 }
+
+const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** What a refused request tried, for its audit event (upstream's getAuthMethods). */
 function attemptedMethods(req: AnyRequest): string[] {
