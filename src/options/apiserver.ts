@@ -119,13 +119,13 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'permit-address-sharing', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Bind with SO_REUSEADDR so wildcard and specific binds coexist and TIME_WAIT sockets do not block.',
-    section: SERVING, implemented: false,
+    help: 'Bind with SO_REUSEADDR so TIME_WAIT sockets do not block a restart. Node (libuv) always binds this way on Unix, as Go does, so it holds with either value.',
+    section: SERVING, implemented: true,
   },
   {
     name: 'permit-port-sharing', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Bind with SO_REUSEPORT so several servers can share one address and port.', section: SERVING,
-    implemented: false,
+    help: 'Bind with SO_REUSEPORT so several servers can share one address and port. Needs Node 22.12+ (net.Server reusePort); on older runtimes a start warning says it has no effect.',
+    section: SERVING, implemented: false,
   },
   {
     name: 'goaway-chance', type: 'float', seedType: 'float', seedDefault: '0 (off)', default: '0', min: 0, max: 0.02,

@@ -9,7 +9,9 @@ import {request as httpRequest} from 'node:http';
 import {connect} from 'node:tls';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {startApiServer, type InProcessServer} from '../helpers/apiserver.js';
+import {freePort, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
+import {configureKlog} from '../../src/lib/klog.js';
+import {runtimeHasReusePort} from '../../src/daemons/shared/serving/listen-options.js';
 import {toEcdhCurve} from '../../src/options/value-tls.js';
 
 /** A GET (or PUT) over a unix socket, as curl --unix-socket. */
@@ -153,4 +155,24 @@ describe('--tls-curve-preferences', () => {
     expect(await handshake('P-384')).toBe('ok secp384r1');
     expect(await handshake('X25519')).toMatch(/^failed: .*(handshake failure|no suitable|alert)/i);
   });
+});
+
+describe('binding the secure port (--permit-address-sharing, --permit-port-sharing)', () => {
+  it('binds again at once after a stop that left connections in TIME_WAIT, and says when port sharing cannot take effect', async () => {
+    const port = await freePort();
+    const warnings: string[] = [];
+    configureKlog({err: (line) => warnings.push(line)});
+    try {
+      const first = await startApiServer({engine: 'sqlite', config: {securePort: port, permitPortSharing: true}});
+      // Requests on a few connections; the stop closes them from the server's side (TIME_WAIT there).
+      await Promise.all([0, 1, 2].map(() => first.client.as({}).get('/readyz')));
+      await first.stop();
+      const second = await startApiServer({engine: 'sqlite', config: {securePort: port}});
+      expect((await second.client.get('/readyz')).status).toBe(200);
+      await second.stop();
+    } finally {
+      configureKlog({err: (line) => process.stderr.write(line)});
+    }
+    if (!runtimeHasReusePort()) expect(warnings.join('')).toContain('--permit-port-sharing has no effect on Node');
+  }, 60_000);
 });

@@ -85,6 +85,7 @@ import type {RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {startDebugRoutes, type DebugRoutes} from './debug/index.js';
+import {listenOptions} from '../shared/serving/listen-options.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -177,6 +178,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   enableGarbageCollector?: boolean;
   /** --external-hostname: the host clients are handed in discovery (serverAddressByClientCIDRs) and issuer URLs. */
   externalHostname?: string;
+  /** --permit-port-sharing: SO_REUSEPORT where the runtime's net.Server can (Node 22.12+). */
+  permitPortSharing?: boolean;
   /** --cors-allowed-origins (validated patterns). */
   corsAllowedOrigins?: string[];
   /** --profiling, --contention-profiling, --debug-socket-path, --enable-logs-handler (./debug/). */
@@ -730,7 +733,7 @@ export class ApiServer {
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(c.securePort, c.bindAddress || undefined, () => {
+      server.listen(listenOptions(c.securePort, c.bindAddress || undefined, c.permitPortSharing === true, (m) => log.warning(m)), () => {
         server.off('error', reject);
         resolve();
       });
