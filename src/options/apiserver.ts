@@ -838,7 +838,8 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'max-connection-bytes-per-sec', type: 'int', seedType: 'int', seedDefault: '0', default: '0', min: 0,
-    help: 'Byte rate cap per long-running connection; 0 means no cap.', section: LIMITS, implemented: false,
+    help: 'Byte rate cap for each direction of an upgraded connection (exec, attach, port-forward), as upstream; 0 means no cap.',
+    section: LIMITS, implemented: true,
   },
   {
     name: 'livez-grace-period', type: 'duration', seedType: 'duration', seedDefault: 'none',

@@ -178,6 +178,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   enableGarbageCollector?: boolean;
   /** --external-hostname: the host clients are handed in discovery (serverAddressByClientCIDRs) and issuer URLs. */
   externalHostname?: string;
+  /** --max-connection-bytes-per-sec: the byte rate of each direction of exec, attach and port-forward connections. */
+  maxConnectionBytesPerSec?: number;
   /** --permit-port-sharing: SO_REUSEPORT where the runtime's net.Server can (Node 22.12+). */
   permitPortSharing?: boolean;
   /** --cors-allowed-origins (validated patterns). */
@@ -652,7 +654,7 @@ export class ApiServer {
           if (error instanceof ApiError) return writeError(res, error);
           throw error;
         }
-        return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
+        return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls, c.maxConnectionBytesPerSec);
       }
       const metrics = parseMetricsPath(path);
       if (metrics) {
