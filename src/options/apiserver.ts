@@ -349,7 +349,8 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'lease-reuse-duration-seconds', type: 'int', seedType: 'int', seedDefault: '60', default: '60',
-    help: 'Seconds a storage lease is shared before a new one is taken.', section: STORAGE, implemented: false,
+    help: 'Seconds an etcd lease for events (--event-ttl) is shared by later writes before a new one is granted (at most 5% of the TTL, as upstream). etcd only: the embedded SQLite store expires events with a sweeper and takes no leases.',
+    section: STORAGE, implemented: true,
   },
   {
     name: 'default-not-ready-toleration-seconds', type: 'int', seedType: 'int', seedDefault: '300', default: '300', min: 0,

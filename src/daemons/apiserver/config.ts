@@ -49,7 +49,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
-  'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec',
+  'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
   'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
@@ -165,6 +165,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     externalHostname: str(values['external-hostname']),
     permitPortSharing: values['permit-port-sharing'] === true,
     maxConnectionBytesPerSec: num(values['max-connection-bytes-per-sec'], 0),
+    leaseReuseDurationSeconds: num(values['lease-reuse-duration-seconds'], 60),
     debug: {
       profiling: values['profiling'] !== false,
       contentionProfiling: values['contention-profiling'] === true,

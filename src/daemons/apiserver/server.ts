@@ -178,6 +178,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   enableGarbageCollector?: boolean;
   /** --external-hostname: the host clients are handed in discovery (serverAddressByClientCIDRs) and issuer URLs. */
   externalHostname?: string;
+  /** --lease-reuse-duration-seconds: how long an etcd lease for events is shared (etcd only). */
+  leaseReuseDurationSeconds?: number;
   /** --max-connection-bytes-per-sec: the byte rate of each direction of exec, attach and port-forward connections. */
   maxConnectionBytesPerSec?: number;
   /** --permit-port-sharing: SO_REUSEPORT where the runtime's net.Server can (Node 22.12+). */
@@ -267,7 +269,9 @@ export class ApiServer {
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
     const wrapEngine = c.encryptionProviderConfig ? await encryptionWrapper(c.encryptionProviderConfig, c.keyPrefix) : undefined;
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
+    // On etcd, events expire by lease as upstream (their TTL from each write); the sweeper stays for SQLite.
+    const expiring = {prefixes: [...new Set(['', names().groups.events].map((g) => keyPrefixOf(g, 'events')))].map((prefix) => ({prefix, ttlSeconds: Math.max(1, Math.ceil(c.eventTtlMs / 1000))})), leaseReuseDurationSeconds: c.leaseReuseDurationSeconds ?? 60};
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, expiring, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
     await this.checkNameSet(store, c.keyPrefix);
