@@ -1,11 +1,13 @@
 /**
- * --max-connection-bytes-per-sec on a real API server: `kubectl exec`'s upgraded connection relayed
- * to an agent (here a small real TLS server on loopback that answers the upgrade and sends a
- * payload) keeps to the byte rate, and without the option the same payload passes at once.
- * The bound is on bytes, not on time: a slow machine only delivers fewer of them.
+ * The API server's connections to agents, against small real servers on loopback standing in for
+ * an agent: --max-connection-bytes-per-sec (an exec connection relayed to an agent that answers the
+ * upgrade and sends a payload keeps to the byte rate; without the option the payload passes at
+ * once; the bound is on bytes, not on time: a slow machine only delivers fewer of them), and
+ * --agent-timeout (an agent that accepts and never answers fails logs and exec after the timeout).
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {connect, createServer, type Server, type TLSSocket} from 'node:tls';
+import {createServer as createTcpServer, type Socket} from 'node:net';
 import {startApiServer, type InProcessServer} from '../helpers/apiserver.js';
 import {generateCa, generateServingCertificate} from '../../src/daemons/shared/pki/certificates.js';
 
@@ -59,6 +61,16 @@ function execThrough(s: InProcessServer): Promise<{atOneSecond: number; total: n
   });
 }
 
+/** A node n1 whose agent listens on `port`, and a pod p on it. */
+async function nodeAndPod(s: InProcessServer, port: number): Promise<void> {
+  const node = {apiVersion: 'v1', kind: 'Node', metadata: {name: 'n1'}};
+  expect((await s.client.post('/api/v1/nodes', node)).status).toBe(201);
+  const status = {...node, status: {addresses: [{type: 'InternalIP', address: '127.0.0.1'}], daemonEndpoints: {kubeletEndpoint: {Port: port}}}};
+  expect((await s.client.put('/api/v1/nodes/n1/status', status)).status).toBe(200);
+  const pod = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'p'}, spec: {nodeName: 'n1', containers: [{name: 'c', image: 'busybox'}]}};
+  expect((await s.client.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
+}
+
 describe.each([
   ['with --max-connection-bytes-per-sec', RATE],
   ['without it', 0],
@@ -68,12 +80,7 @@ describe.each([
   beforeAll(async () => {
     agent = await startAgent();
     s = await startApiServer({engine: 'sqlite', config: {maxConnectionBytesPerSec: rate}});
-    const node = {apiVersion: 'v1', kind: 'Node', metadata: {name: 'n1'}};
-    expect((await s.client.post('/api/v1/nodes', node)).status).toBe(201);
-    const status = {...node, status: {addresses: [{type: 'InternalIP', address: '127.0.0.1'}], daemonEndpoints: {kubeletEndpoint: {Port: agent.port}}}};
-    expect((await s.client.put('/api/v1/nodes/n1/status', status)).status).toBe(200);
-    const pod = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'p'}, spec: {nodeName: 'n1', containers: [{name: 'c', image: 'busybox'}]}};
-    expect((await s.client.post('/api/v1/namespaces/default/pods', pod)).status).toBe(201);
+    await nodeAndPod(s, agent.port);
   }, 30_000);
   afterAll(async () => {
     await s?.stop();
@@ -89,5 +96,43 @@ describe.each([
     } else {
       expect(atOneSecond).toBe(PAYLOAD);
     }
+  }, 20_000);
+});
+
+describe('--agent-timeout', () => {
+  let s: InProcessServer;
+  let silent: Server;
+  const held = new Set<Socket>();
+  beforeAll(async () => {
+    // Accepts connections and never answers: not even the TLS handshake.
+    silent = createTcpServer((socket) => {
+      held.add(socket);
+      socket.on('error', () => undefined);
+    }) as unknown as Server;
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    s = await startApiServer({engine: 'sqlite', config: {agentTimeoutMs: 700}});
+    await nodeAndPod(s, (silent.address() as {port: number}).port);
+  }, 30_000);
+  afterAll(async () => {
+    await s?.stop();
+    for (const socket of held) socket.destroy();
+    silent?.close();
+  });
+
+  it('fails a log request to an agent that does not answer, naming the timeout', async () => {
+    const started = Date.now();
+    const logs = await s.client.get('/api/v1/namespaces/default/pods/p/log', {timeoutMs: 15_000});
+    expect(logs.status).toBe(500);
+    expect(logs.body.message).toContain('timeout awaiting response headers after 0.7s');
+    // Long before the 30 s the server waited without the option.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 20_000);
+
+  it('fails an exec whose agent cannot be dialled within the timeout', async () => {
+    const exec = await s.client.request('GET', '/api/v1/namespaces/default/pods/p/exec?command=sh&stdout=1', {
+      headers: {connection: 'Upgrade', upgrade: 'SPDY/3.1'}, timeoutMs: 15_000,
+    }).catch((error: Error) => ({status: 0, text: error.message, body: undefined}));
+    expect(exec.text).toContain('error dialing backend');
+    expect(exec.text).toContain('i/o timeout');
   }, 20_000);
 });
