@@ -11,6 +11,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {freePort, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
 import {configureKlog} from '../../src/lib/klog.js';
+import {names} from '../../src/api/names.js';
 import {runtimeHasReusePort} from '../../src/daemons/shared/serving/listen-options.js';
 import {toEcdhCurve} from '../../src/options/value-tls.js';
 
@@ -93,6 +94,15 @@ describe('serving and debugging options', () => {
     const anonymous = await s.client.as({clientCert: false}).get('/debug/pprof/heap');
     expect(anonymous.status).toBe(403);
     expect(anonymous.body.message).toContain('cannot get path "/debug/pprof/heap"');
+    // A user granted the non-resource URLs by RBAC may read them.
+    const rbac = `/apis/${names().groups.rbac}/v1`;
+    await s.client.post(`${rbac}/clusterroles`, {metadata: {name: 'profiler'}, rules: [{verbs: ['get'], nonResourceURLs: ['/debug/pprof/*']}]});
+    await s.client.post(`${rbac}/clusterrolebindings`, {
+      metadata: {name: 'profiler'}, roleRef: {apiGroup: names().groups.rbac, kind: 'ClusterRole', name: 'profiler'}, subjects: [{apiGroup: names().groups.rbac, kind: 'User', name: 'pat'}],
+    });
+    const asPat = {headers: {'impersonate-user': 'pat'}};
+    await s.client.waitFor(async () => (await s.client.get('/debug/pprof/cmdline', asPat)).status === 200, 'RBAC to allow pat', 10_000);
+    expect((await s.client.get('/logs/', asPat)).status).toBe(403);
   }, 20_000);
 
   it('serves the same profiles on the debug socket without authentication, and sets the verbosity', async () => {
