@@ -86,6 +86,7 @@ import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {startDebugRoutes, type DebugRoutes} from './debug/index.js';
 import {listenOptions} from '../shared/serving/listen-options.js';
+import type {FeatureGates} from '../../api/feature-gates.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -166,6 +167,8 @@ export interface ApiServerConfig extends SecureServingOptions {
     serverOptions?: Record<string, unknown>;
   };
   version: VersionInfo;
+  /** --feature-gates resolved at the emulated release; the defaults when absent. */
+  featureGates?: FeatureGates;
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
   /** --agent-timeout: connecting to an agent and its response headers (pod-logs.ts AgentTls.timeoutMs). */
@@ -260,6 +263,7 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const c = this.config;
+    for (const warning of c.featureGates?.warnings ?? []) log.warning(warning);
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
