@@ -69,9 +69,13 @@ export class DecodedObjects {
     return items?.map((kv) => this.decoded(registry, kv));
   }
 
-  /** Whether reads of this registry can use the memo: not when decoding takes a conversion (custom resources' webhooks). */
+  /**
+   * Whether reads of this registry can use the memo: built-in resources only. A custom resource's
+   * decoding depends on its definition too (pruning, defaults, conversion webhooks), which may
+   * change while its objects' revisions do not.
+   */
   handles(registry: RegistryStore): boolean {
-    return !registry.convertsOnRead();
+    return !registry.info.custom && registry.hooks === undefined;
   }
 
   async get(registry: RegistryStore, namespace: string, name: string): Promise<JsonObject | undefined> {
