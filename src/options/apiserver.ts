@@ -303,8 +303,8 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'encryption-provider-config-automatic-reload', type: 'bool', seedType: 'bool', seedDefault: 'false',
     default: 'false',
-    help: 'Pick up changes to the encryption configuration without a restart.', section: STORAGE,
-    implemented: false,
+    help: 'Pick up changes to the encryption configuration without a restart (a broken file is logged and the running one kept); KMS health is then one kms-providers check.', section: STORAGE,
+    implemented: true,
   },
   {
     // The seed describes the only backend rather than naming a value, so there is no literal default.

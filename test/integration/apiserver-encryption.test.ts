@@ -124,7 +124,7 @@ describe('a bad encryption configuration', () => {
       writeFileSync(file, encryptionConfig(`      - aesgcm:\n          keys:\n            - {name: short, secret: ${key(1, 10)}}\n      - secretbox: {keys: []}\n`));
       const server = new ApiServer({...testConfig(join(dir, 'data'), 'sqlite'), encryptionProviderConfig: file});
       await expect(server.start()).rejects.toThrow(
-        /--encryption-provider-config .*enc\.yaml: resources\[0\]\.providers\[0\]\.aesgcm\.keys\[0\]\.secret: Invalid value: REDACTED: secret is not of the expected length, got 10, expected one of \[16 24 32\]; resources\[0\]\.providers\[1\]\.secretbox: Unsupported value/,
+        /--encryption-provider-config .*enc\.yaml: resources\[0\]\.providers\[0\]\.aesgcm\.keys\[0\]\.secret: Invalid value: REDACTED: secret is not of the expected length, got 10, expected one of \[16 24 32\]; resources\[0\]\.providers\[1\]\.secretbox\.keys: Required value: at least one key is required/,
       );
       await server.stop().catch(() => undefined);
     } finally {

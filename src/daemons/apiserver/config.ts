@@ -36,7 +36,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
-  'encryption-provider-config',
+  'encryption-provider-config', 'encryption-provider-config-automatic-reload',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
   // Read by the DefaultTolerationSeconds admission plugin through the admission server options.
   'default-not-ready-toleration-seconds', 'default-unreachable-toleration-seconds',
@@ -151,6 +151,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
+    encryptionProviderConfigAutomaticReload: values['encryption-provider-config-automatic-reload'] === true,
     audit: auditConfig(values),
     admission: admissionConfig(values),
     version,

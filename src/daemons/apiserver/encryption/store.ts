@@ -42,11 +42,15 @@ export function keyResolver(keyPrefix: string): (key: string) => KeyResource | u
   };
 }
 
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as {then?: unknown})?.then === 'function';
+
 export class EncryptingStore implements Store {
-  private readonly cache = new Map<string, Provider[] | null>();
+  private cache = new Map<string, Provider[] | null>();
+  private cachedFor?: ResourceEncryption[];
   constructor(
     private readonly inner: Store,
-    private readonly config: ResourceEncryption[],
+    /** The configuration in force now (a reload swaps it; the next read or write uses the new one). */
+    private readonly config: () => ResourceEncryption[],
     private readonly resolve: (key: string) => KeyResource | undefined,
   ) {}
 
@@ -57,10 +61,15 @@ export class EncryptingStore implements Store {
   private providers(key: string): Provider[] | undefined {
     const r = this.resolve(key);
     if (!r) return undefined;
+    const config = this.config();
+    if (config !== this.cachedFor) {
+      this.cache = new Map();
+      this.cachedFor = config;
+    }
     const id = `${r.group}/${r.resource}`;
     let p = this.cache.get(id);
     if (p === undefined) {
-      p = providersFor(this.config, r.group, r.resource) ?? null;
+      p = providersFor(config, r.group, r.resource) ?? null;
       this.cache.set(id, p);
     }
     return p ?? undefined;
@@ -71,17 +80,19 @@ export class EncryptingStore implements Store {
     return p ? p[0]!.write(key, value) : value;
   }
 
-  private decode(key: string, value: string): string {
+  private decode(key: string, value: string): string | Promise<string> {
     const p = this.providers(key);
     if (!p) return value;
     const first = p[0]!;
-    // Stale: written by another provider than the one that writes now.
-    markStale(key, first.prefix() ? !value.startsWith(first.prefix()) : value.startsWith(encryptedPrefix()));
+    const prefix = first.prefix();
+    // Stale: written by another provider (or KMS key id) than the one that writes now.
+    markStale(key, prefix ? !value.startsWith(prefix) || (first.stale?.(value) ?? false) : value.startsWith(encryptedPrefix()));
     return readValue(p, key, value);
   }
 
-  private decodeKv(kv: KeyValue): KeyValue {
-    return {...kv, value: this.decode(kv.key, kv.value)};
+  private decodeKv(kv: KeyValue): KeyValue | Promise<KeyValue> {
+    const value = this.decode(kv.key, kv.value);
+    return isPromise(value) ? value.then((v) => ({...kv, value: v})) : {...kv, value};
   }
 
   async get(key: string): Promise<KeyValue | undefined> {
@@ -91,7 +102,9 @@ export class EncryptingStore implements Store {
 
   async list(prefix: string, options?: ListOptions): Promise<ListResult> {
     const result = await this.inner.list(prefix, options);
-    return {...result, items: result.items.map((kv) => this.decodeKv(kv))};
+    const items = result.items.map((kv) => this.decodeKv(kv));
+    // Only values whose KMS key must be unwrapped first are promises; most lists have none.
+    return {...result, items: items.some(isPromise) ? await Promise.all(items) : (items as KeyValue[])};
   }
 
   create(key: string, value: string): Promise<number> {
@@ -107,26 +120,51 @@ export class EncryptingStore implements Store {
   }
 
   watch(prefix: string, afterRevision: number, onEvent: (event: StoreEvent) => void, onError: (error: Error) => void, onProgress?: (revision: number) => void): WatchHandle {
-    return this.inner.watch(
+    // Events stay in revision order even when one waits for a KMS plugin: once a decode is
+    // pending, later events and progress notes queue behind it.
+    let queue: Promise<void> | undefined;
+    let queued = 0;
+    let failed = false;
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      handle.close();
+      onError(error);
+    };
+    const deliver = (run: () => void | Promise<void>) => {
+      if (failed) return;
+      if (queued === 0) {
+        const result = run();
+        if (!isPromise(result)) return;
+        queue = result;
+      } else {
+        queue = queue!.then(() => (failed ? undefined : run()));
+      }
+      queued++;
+      queue.catch((error: Error) => fail(error)).finally(() => void queued--);
+    };
+    const handle = this.inner.watch(
       prefix,
       afterRevision,
-      (event) => {
-        let decoded: StoreEvent;
-        try {
-          decoded = {
-            ...event,
-            ...(event.value !== undefined ? {value: this.decode(event.key, event.value)} : {}),
-            ...(event.prevValue !== undefined ? {prevValue: this.decode(event.key, event.prevValue)} : {}),
-          };
-        } catch (error) {
-          onError(error as Error);
-          return;
-        }
-        onEvent(decoded);
-      },
-      onError,
-      onProgress,
+      (event) =>
+        deliver(() => {
+          let value: string | Promise<string> | undefined;
+          let prevValue: string | Promise<string> | undefined;
+          try {
+            value = event.value !== undefined ? this.decode(event.key, event.value) : undefined;
+            prevValue = event.prevValue !== undefined ? this.decode(event.key, event.prevValue) : undefined;
+          } catch (error) {
+            return fail(error as Error);
+          }
+          const emit = (v: string | undefined, pv: string | undefined) =>
+            onEvent({...event, ...(v !== undefined ? {value: v} : {}), ...(pv !== undefined ? {prevValue: pv} : {})});
+          if (!isPromise(value) && !isPromise(prevValue)) return emit(value, prevValue);
+          return Promise.all([value, prevValue]).then(([v, pv]) => (failed ? undefined : emit(v, pv)));
+        }),
+      (error) => deliver(() => fail(error)),
+      onProgress && ((revision) => deliver(() => onProgress(revision))),
     );
+    return handle;
   }
 
   currentRevision(): Promise<number> {
