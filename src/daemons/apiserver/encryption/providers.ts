@@ -17,8 +17,11 @@ export interface Provider {
   write(key: string, plaintext: string): string;
   /** The plaintext of a value carrying this provider's prefix (a promise when a KMS plugin must unwrap its key first). */
   read(key: string, stored: string): string | Promise<string>;
-  /** A value with this provider's prefix that a rewrite would still change (KMS: another key id); absent: never. */
-  stale?(stored: string): boolean;
+  /**
+   * Whether a value with this provider's prefix is, or may later become, one a rewrite would change
+   * (KMS: written under another key id than the plugin's current one); absent: never.
+   */
+  staleness?(stored: string): () => boolean;
 }
 
 /** `k8s:enc:` under the kubernetes name set, `orch:enc:` under orch's. */

@@ -86,7 +86,9 @@ export class EncryptingStore implements Store {
     const first = p[0]!;
     const prefix = first.prefix();
     // Stale: written by another provider (or KMS key id) than the one that writes now.
-    markStale(key, prefix ? !value.startsWith(prefix) || (first.stale?.(value) ?? false) : value.startsWith(encryptedPrefix()));
+    if (!prefix) markStale(key, value.startsWith(encryptedPrefix()));
+    else if (!value.startsWith(prefix)) markStale(key, true);
+    else markStale(key, first.staleness?.(value) ?? false);
     return readValue(p, key, value);
   }
 

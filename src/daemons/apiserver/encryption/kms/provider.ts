@@ -249,12 +249,14 @@ export class KmsProvider implements Provider {
     this.deks.set(id, dek);
   }
 
-  /** Written under another key id than the current one: a rewrite re-encrypts it. */
-  stale(stored: string): boolean {
+  /** Written under another key id than the current one (now or after a rotation): a rewrite re-encrypts it. */
+  staleness(stored: string): () => boolean {
+    let keyId: string | undefined;
     try {
-      return this.decodeStored(stored).keyID !== this.state?.keyId;
+      keyId = this.decodeStored(stored).keyID;
     } catch {
-      return true;
+      return () => true;
     }
+    return () => keyId !== this.state?.keyId;
   }
 }
