@@ -248,7 +248,8 @@ export class ApiServer {
       : undefined;
     const encryption = this.encryption;
     const wrapEngine = encryption && ((engine: Store) => encryption.wrap(engine));
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
+    const builtinPrefixes = cachedResources.map((r) => r.prefix);
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, builtinPrefixes, keyPrefixOf, wrapEngine, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
     await this.checkNameSet(store, c.keyPrefix);

@@ -5,6 +5,7 @@
  * an entry are stored as they are.
  */
 import {builtinResources} from '../../../api/resources.js';
+import {DelegatingStore} from '../storage/delegating-store.js';
 import type {KeyValue, ListOptions, ListResult, Store, StoreEvent, WatchHandle} from '../storage/store.js';
 import {providersFor, type ResourceEncryption} from './config.js';
 import {encryptedPrefix, readValue, type Provider} from './providers.js';
@@ -44,18 +45,16 @@ export function keyResolver(keyPrefix: string): (key: string) => KeyResource | u
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as {then?: unknown})?.then === 'function';
 
-export class EncryptingStore implements Store {
+export class EncryptingStore extends DelegatingStore {
   private cache = new Map<string, Provider[] | null>();
   private cachedFor?: ResourceEncryption[];
   constructor(
-    private readonly inner: Store,
+    inner: Store,
     /** The configuration in force now (a reload swaps it; the next read or write uses the new one). */
     private readonly config: () => ResourceEncryption[],
     private readonly resolve: (key: string) => KeyResource | undefined,
-  ) {}
-
-  get engine(): string {
-    return this.inner.engine;
+  ) {
+    super(inner);
   }
 
   private providers(key: string): Provider[] | undefined {
@@ -117,10 +116,6 @@ export class EncryptingStore implements Store {
     return this.inner.update(key, this.encode(key, value), expectedModRevision);
   }
 
-  delete(key: string, expectedModRevision?: number): Promise<number | undefined> {
-    return this.inner.delete(key, expectedModRevision);
-  }
-
   watch(prefix: string, afterRevision: number, onEvent: (event: StoreEvent) => void, onError: (error: Error) => void, onProgress?: (revision: number) => void): WatchHandle {
     // Events stay in revision order even when one waits for a KMS plugin: once a decode is
     // pending, later events and progress notes queue behind it.
@@ -169,27 +164,4 @@ export class EncryptingStore implements Store {
     return handle;
   }
 
-  currentRevision(): Promise<number> {
-    return this.inner.currentRevision();
-  }
-
-  compact(revision: number): Promise<void> {
-    return this.inner.compact(revision);
-  }
-
-  ping(timeoutMs: number): Promise<void> {
-    return this.inner.ping(timeoutMs);
-  }
-
-  writeFailure() {
-    return this.inner.writeFailure?.();
-  }
-
-  async probeWrite(): Promise<void> {
-    await this.inner.probeWrite?.();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
 }
