@@ -10,11 +10,10 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import Database from 'better-sqlite3';
-import {ApiClient, kubectl, readAdminOrchconfig, testConfig, type Engine} from '../helpers/apiserver.js';
+import {ApiClient, kubectl, readAdminOrchconfig, startApiServer, testConfig, type Engine, type InProcessServer} from '../helpers/apiserver.js';
 import {type EtcdServer, startEtcd} from '../helpers/etcd.js';
 import {ApiServer, type ApiServerConfig} from '../../src/daemons/apiserver/server.js';
-import {EtcdStore} from '../../src/daemons/apiserver/storage/index.js';
+import {rawStoredValue} from '../helpers/raw-store.js';
 import {configureKlog} from '../../src/lib/klog.js';
 import {decodeEncryptedObject, KMS_V2_SERVICE} from '../../src/daemons/apiserver/encryption/kms/api.js';
 
@@ -32,23 +31,7 @@ const CBC = `      - aescbc:\n          keys:\n            - {name: cbc1, secret
 const IDENTITY = '      - identity: {}\n';
 const BOX = `      - secretbox:\n          keys:\n            - {name: box1, secret: ${key(4)}}\n`;
 
-/** The value as stored: straight from the SQLite file, or from etcd with a client of our own. */
-async function rawValue(engine: Engine, dataDir: string, etcd: EtcdServer | undefined, k: string): Promise<string | undefined> {
-  if (engine === 'sqlite') {
-    const db = new Database(join(dataDir, 'kvstore.sqlite'), {readonly: true});
-    try {
-      return (db.prepare('SELECT value FROM kv WHERE key = ?').get(k) as {value: string} | undefined)?.value;
-    } finally {
-      db.close();
-    }
-  }
-  const store = new EtcdStore({endpoints: [etcd!.endpoint]});
-  try {
-    return (await store.get(k))?.value;
-  } finally {
-    await store.close();
-  }
-}
+const rawValue = (engine: Engine, dataDir: string, etcd: EtcdServer | undefined, k: string) => rawStoredValue(engine, dataDir, etcd?.endpoint, k);
 
 describe.each<Engine>(['sqlite', 'etcd'])('encryption at rest (%s)', (engine) => {
   let dir: string;
@@ -214,32 +197,26 @@ describe.each<Engine>(['sqlite', 'etcd'])('KMS v2 encryption (%s)', (engine) => 
   let dir: string;
   let etcd: EtcdServer | undefined;
   let plugin: KmsPlugin;
-  let server: ApiServer | undefined;
+  let s: InProcessServer;
   let client: ApiClient;
   let kubeconfig: string;
   let secretKey: (name: string) => string;
-  const raw = (k: string) => rawValue(engine, join(dir, 'data'), etcd, k);
+  const raw = (k: string) => rawValue(engine, s.dataDir, etcd, k);
 
   beforeAll(async () => {
-    configureKlog({out: () => undefined});
     dir = mkdtempSync(join(tmpdir(), 'orch-kms-'));
     if (engine === 'etcd') etcd = await startEtcd();
     plugin = new KmsPlugin(join(dir, 'kms.sock'));
     await plugin.start();
     const file = join(dir, 'encryption.yaml');
     writeFileSync(file, encryptionConfig(`      - kms:\n          apiVersion: v2\n          name: vault\n          endpoint: unix://${plugin.socket}\n          timeout: 1s\n${IDENTITY}`));
-    const base = testConfig(join(dir, 'data'), engine, etcd?.endpoint);
-    secretKey = (name) => `${base.keyPrefix}/secrets/default/${name}`;
-    server = new ApiServer({...base, encryptionProviderConfig: file, kmsTimings: FAST_KMS});
-    await server.start();
-    client = new ApiClient(readAdminOrchconfig(base.orchconfigPath));
-    await client.waitReady();
-    kubeconfig = base.orchconfigPath;
+    s = await startApiServer({engine, etcdEndpoint: etcd?.endpoint, config: {encryptionProviderConfig: file, kmsTimings: FAST_KMS}});
+    ({client, orchconfigPath: kubeconfig} = s);
+    secretKey = (name) => `${s.server.config.keyPrefix}/secrets/default/${name}`;
   }, 60_000);
 
   afterAll(async () => {
-    client?.close();
-    await server?.stop();
+    await s?.stop();
     plugin?.stop();
     await etcd?.stop();
     rmSync(dir, {recursive: true, force: true});
@@ -298,31 +275,26 @@ describe.each<Engine>(['sqlite', 'etcd'])('KMS v2 encryption (%s)', (engine) => 
 describe('--encryption-provider-config-automatic-reload', () => {
   let dir: string;
   let plugin: KmsPlugin;
-  let server: ApiServer | undefined;
+  let s: InProcessServer;
   let client: ApiClient;
   let kubeconfig: string;
   let file: string;
   const logs: string[] = [];
-  const raw = (name: string) => rawValue('sqlite', join(dir, 'data'), undefined, `/registry/secrets/default/${name}`);
+  const raw = (name: string) => rawValue('sqlite', s.dataDir, undefined, `/registry/secrets/default/${name}`);
 
   beforeAll(async () => {
-    configureKlog({out: (line: string) => void logs.push(line)});
     dir = mkdtempSync(join(tmpdir(), 'orch-kms-reload-'));
     plugin = new KmsPlugin(join(dir, 'kms.sock'));
     await plugin.start();
     file = join(dir, 'encryption.yaml');
     writeFileSync(file, encryptionConfig(KEY1));
-    const base = testConfig(join(dir, 'data'), 'sqlite');
-    server = new ApiServer({...base, encryptionProviderConfig: file, encryptionProviderConfigAutomaticReload: true, encryptionReloadIntervalMs: 100, kmsTimings: FAST_KMS});
-    await server.start();
-    client = new ApiClient(readAdminOrchconfig(base.orchconfigPath));
-    await client.waitReady();
-    kubeconfig = base.orchconfigPath;
+    s = await startApiServer({engine: 'sqlite', config: {encryptionProviderConfig: file, encryptionProviderConfigAutomaticReload: true, encryptionReloadIntervalMs: 100, kmsTimings: FAST_KMS}});
+    ({client, orchconfigPath: kubeconfig} = s);
+    configureKlog({out: (line: string) => void logs.push(line)});
   }, 60_000);
 
   afterAll(async () => {
-    client?.close();
-    await server?.stop();
+    await s?.stop();
     plugin?.stop();
     rmSync(dir, {recursive: true, force: true});
   });

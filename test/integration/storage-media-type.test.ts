@@ -7,11 +7,10 @@ import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import Database from 'better-sqlite3';
 import {ApiClient, kubectl, readAdminOrchconfig, testConfig, type Engine} from '../helpers/apiserver.js';
 import {type EtcdServer, startEtcd} from '../helpers/etcd.js';
 import {ApiServer, type ApiServerConfig} from '../../src/daemons/apiserver/server.js';
-import {EtcdStore} from '../../src/daemons/apiserver/storage/index.js';
+import {rawStoredValue} from '../helpers/raw-store.js';
 import {configureKlog} from '../../src/lib/klog.js';
 
 describe.each<Engine>(['sqlite', 'etcd'])('storage media type (%s)', (engine) => {
@@ -29,23 +28,7 @@ describe.each<Engine>(['sqlite', 'etcd'])('storage media type (%s)', (engine) =>
     await client.waitReady();
     client.close();
   };
-  const raw = async (k: string): Promise<string | undefined> => {
-    const key = `${base.keyPrefix}/${k}`;
-    if (engine === 'sqlite') {
-      const db = new Database(join(dir, 'data', 'kvstore.sqlite'), {readonly: true});
-      try {
-        return (db.prepare('SELECT value FROM kv WHERE key = ?').get(key) as {value: string} | undefined)?.value;
-      } finally {
-        db.close();
-      }
-    }
-    const store = new EtcdStore({endpoints: [etcd!.endpoint]});
-    try {
-      return (await store.get(key))?.value;
-    } finally {
-      await store.close();
-    }
-  };
+  const raw = (k: string) => rawStoredValue(engine, join(dir, 'data'), etcd?.endpoint, `${base.keyPrefix}/${k}`);
   const ok = async (args: string[], input?: string) => {
     const r = await kubectl(kubeconfig, args, input === undefined ? undefined : {input});
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: exit ${r.code}: ${r.stderr}`);
