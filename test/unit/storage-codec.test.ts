@@ -5,6 +5,8 @@
 import {describe, expect, it} from '@jest/globals';
 import {decodeStored, encodeStored, storageEncoding} from '../../src/daemons/apiserver/storage/codec-store.js';
 import {checkStorageBackend} from '../../src/daemons/apiserver/storage/config.js';
+import {resolveOptions} from '../../src/options/resolve.js';
+import {apiserverOptions} from '../../src/options/apiserver.js';
 
 const secret = {
   apiVersion: 'v1',
@@ -77,5 +79,10 @@ describe('--storage-backend', () => {
     expect(() => checkStorageBackend(undefined)).not.toThrow();
     expect(() => checkStorageBackend('kvstore3')).not.toThrow();
     expect(() => checkStorageBackend('etcd2')).toThrow(`--storage-backend invalid, allowed values: kvstore3. If not specified, it will default to 'kvstore3' (got "etcd2")`);
+  });
+
+  it('is refused on the command line naming the option and the allowed value', () => {
+    expect(() => resolveOptions('apiserver', apiserverOptions, {'storage-backend': 'etcd2'})).toThrow('invalid value "etcd2" for --storage-backend: not one of the accepted values; expected one of kvstore3');
+    expect(resolveOptions('apiserver', apiserverOptions, {'storage-backend': 'kvstore3'}).values['storage-backend']).toBe('kvstore3');
   });
 });
