@@ -318,6 +318,10 @@ describe('--encryption-provider-config-automatic-reload', () => {
     expect((await raw('r3'))!.startsWith(KMS_PREFIX)).toBe(true);
     // Values of the old configuration still read through the key the new one kept.
     expect((await kubectl(kubeconfig, ['get', 'secrets', 'r1', 'r2', 'r3', '-o', 'name'])).stdout.trim().split('\n')).toEqual(['secret/r1', 'secret/r2', 'secret/r3']);
+    // Rewriting every secret moves the old values to the new first provider, without a restart.
+    const all = await kubectl(kubeconfig, ['get', 'secrets', '-A', '-o', 'json']);
+    expect((await kubectl(kubeconfig, ['replace', '-f', '-'], {input: all.stdout})).code).toBe(0);
+    for (const name of ['r1', 'r2']) expect((await raw(name))!.startsWith(KMS_PREFIX)).toBe(true);
     expect((await client.get('/healthz/kms-providers')).status).toBe(200);
     plugin.stop();
     await client.waitFor(async () => (await client.get('/healthz/kms-providers')).status === 500, 'kms-providers to fail', 10_000);

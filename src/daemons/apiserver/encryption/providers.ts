@@ -18,10 +18,11 @@ export interface Provider {
   /** The plaintext of a value carrying this provider's prefix (a promise when a KMS plugin must unwrap its key first). */
   read(key: string, stored: string): string | Promise<string>;
   /**
-   * Whether a value with this provider's prefix is, or may later become, one a rewrite would change
-   * (KMS: written under another key id than the plugin's current one); absent: never.
+   * Providers whose key changes without the prefix changing (KMS: the plugin's key id): which key
+   * wrote a value with this prefix, and which one writes now. A value written under another is stale.
    */
-  staleness?(stored: string): () => boolean;
+  keyVersion?(stored: string): string | undefined;
+  currentKeyVersion?(): string | undefined;
 }
 
 /** `k8s:enc:` under the kubernetes name set, `orch:enc:` under orch's. */

@@ -9,7 +9,8 @@ const staleKeys = new Map<string, true | (() => boolean)>();
 
 /**
  * `stale` is a predicate when the answer may change without the value changing: a KMS value turns
- * stale when the plugin's key id moves on, while the cache keeps handing out the value decoded before.
+ * stale when the plugin's key id moves on, any value when a reloaded configuration puts another
+ * provider first, while the cache keeps handing out the value decoded before.
  */
 export function markStale(key: string, stale: boolean | (() => boolean)): void {
   if (stale) staleKeys.set(key, stale);

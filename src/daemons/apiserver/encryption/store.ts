@@ -82,13 +82,22 @@ export class EncryptingStore extends DelegatingStore {
   private decode(key: string, value: string): string | Promise<string> {
     const p = this.providers(key);
     if (!p) return value;
-    const first = p[0]!;
-    const prefix = first.prefix();
-    // Stale: written by another provider (or KMS key id) than the one that writes now.
-    if (!prefix) markStale(key, value.startsWith(encryptedPrefix()));
-    else if (!value.startsWith(prefix)) markStale(key, true);
-    else markStale(key, first.staleness?.(value) ?? false);
+    // What wrote the value: a provider's prefix ('' unencrypted), and its key version (KMS key id).
+    const reader = p.find((x) => x.prefix() !== '' && value.startsWith(x.prefix()));
+    const writtenBy = reader ? reader.prefix() : value.startsWith(encryptedPrefix()) ? encryptedPrefix() : '';
+    const version = reader?.keyVersion?.(value);
+    // Asked when an update would change nothing: judged against the providers in force then, since the
+    // watch cache keeps handing out this decoded value across KMS key rotations and config reloads.
+    markStale(key, () => this.writtenByOther(key, writtenBy, version));
     return readValue(p, key, value);
+  }
+
+  /** Upstream's stale read: the value was not written by the provider (and key) that writes now. */
+  private writtenByOther(key: string, writtenBy: string, version: string | undefined): boolean {
+    const first = this.providers(key)?.[0];
+    if (!first) return writtenBy !== '';
+    if (first.prefix() !== writtenBy) return true;
+    return version !== undefined && version !== first.currentKeyVersion?.();
   }
 
   private decodeKv(kv: KeyValue): KeyValue | Promise<KeyValue> {
@@ -114,6 +123,11 @@ export class EncryptingStore extends DelegatingStore {
 
   update(key: string, value: string, expectedModRevision: number): Promise<number> {
     return this.inner.update(key, this.encode(key, value), expectedModRevision);
+  }
+
+  override delete(key: string, expectedModRevision?: number): Promise<number | undefined> {
+    markStale(key, false);
+    return super.delete(key, expectedModRevision);
   }
 
   watch(prefix: string, afterRevision: number, onEvent: (event: StoreEvent) => void, onError: (error: Error) => void, onProgress?: (revision: number) => void): WatchHandle {

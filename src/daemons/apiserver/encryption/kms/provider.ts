@@ -190,11 +190,6 @@ export class KmsProvider implements Provider {
     this.state = state;
   }
 
-  /** The key id the provider writes with now (undefined before the plugin answered). */
-  currentKeyId(): string | undefined {
-    return this.state?.keyId;
-  }
-
   write(key: string, plaintext: string): string {
     const state = this.state;
     if (!state) throw new Error(`kms provider ${this.name}: no DEK to encrypt with: the KMS plugin has not answered Status and Encrypt since the server started (see its health check kms-provider)`);
@@ -249,14 +244,16 @@ export class KmsProvider implements Provider {
     this.deks.set(id, dek);
   }
 
-  /** Written under another key id than the current one (now or after a rotation): a rewrite re-encrypts it. */
-  staleness(stored: string): () => boolean {
-    let keyId: string | undefined;
+  /** The key id a value was written under: a rewrite re-encrypts values of another one than the current. */
+  keyVersion(stored: string): string | undefined {
     try {
-      keyId = this.decodeStored(stored).keyID;
+      return this.decodeStored(stored).keyID;
     } catch {
-      return () => true;
+      return undefined;
     }
-    return () => keyId !== this.state?.keyId;
+  }
+
+  currentKeyVersion(): string | undefined {
+    return this.state?.keyId;
   }
 }
