@@ -3,7 +3,7 @@ import {CachedStore, type CachedPrefix} from './cached-store.js';
 import {Compactor, type Timer} from './compactor.js';
 import {checkStorageBackend, defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource} from './config.js';
 import {CodecStore, storageEncoding} from './codec-store.js';
-import {EtcdStore} from './etcd.js';
+import {EtcdStore, type EtcdStoreOptions} from './etcd.js';
 import {type Route, RoutingStore} from './routing-store.js';
 import {SqliteStore} from './sqlite.js';
 import type {Store} from './store.js';
@@ -62,6 +62,8 @@ export interface StorageOptions {
   builtinPrefixes?: string[];
   /** `--storage-backend`: kvstore3 (or unset). */
   backend?: string;
+  /** Keys written with an etcd lease (events' TTL) and --lease-reuse-duration-seconds; etcd only. */
+  expiring?: EtcdStoreOptions['expiring'];
 }
 
 export interface Storage {
@@ -97,7 +99,7 @@ export function createStore(options: StorageOptions): Storage {
   const transform = options.wrapEngine ?? ((engine: Store) => engine);
   const wrap = (engine: Store): Store => new CodecStore(transform(engine), encoding, builtin);
   const defaultEngine: Store = wrap(
-    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)}),
+    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs, expiring: options.expiring}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)}),
   );
   // One client per distinct server list, shared by the overrides that name the same servers.
   const overrideEngines = new Map<string, Store>();
@@ -106,7 +108,7 @@ export function createStore(options: StorageOptions): Storage {
     const id = override.servers.join(';');
     let engine = overrideEngines.get(id);
     if (!engine) {
-      engine = wrap(new EtcdStore({endpoints: override.servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}));
+      engine = wrap(new EtcdStore({endpoints: override.servers, ...tls, requestTimeoutMs: options.requestTimeoutMs, expiring: options.expiring}));
       overrideEngines.set(id, engine);
     }
     routes.push({prefix: keyPrefixOf(override.group, override.resource), engine});
