@@ -325,12 +325,13 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'storage-media-type', type: 'string', seedType: 'string', seedDefault: 'application/vnd.orch.protobuf',
-    // JSON, not the seed's protobuf, by default: measured (bench CASES=media), protobuf pod creates ran
-    // at 0.69x the JSON rate (1.65x the server CPU per create): V8's JSON is native, the protobuf
-    // encoder is JavaScript and each protobuf write is decoded again to prove nothing was lost.
+    // JSON, not the seed's protobuf, by default: measured (bench CASES=media, three runs), protobuf pod
+    // creates ran at 0.69x-0.91x the JSON rate and took 1.16x-1.65x the server CPU per create: V8's JSON
+    // is native, the protobuf encoder is JavaScript, and each protobuf write is decoded again to prove
+    // nothing was lost.
     default: 'application/json',
     enum: ['application/json', 'application/yaml', 'application/vnd.orch.protobuf', 'application/vnd.kubernetes.protobuf'],
-    help: 'Encoding of built-in objects in the store (custom resources stay JSON); any of them is read whatever the setting. Default JSON: protobuf writes measured 0.69x of JSON here.',
+    help: 'Encoding of built-in objects in the store (custom resources stay JSON); any of them is read whatever the setting. Default JSON: protobuf writes measured 0.7-0.9x of JSON here.',
     section: STORAGE, implemented: true,
   },
   {
