@@ -208,7 +208,15 @@ export class KmsProvider implements Provider {
 
   private decodeStored(stored: string): EncryptedObject {
     // A read asks twice in a row (its key id for staleness, then the plaintext): decode once.
-    if (stored !== this.lastDecoded?.stored) this.lastDecoded = {stored, object: decodeEncryptedObject(Buffer.from(stored.slice(this.prefix().length), 'base64'))};
+    if (stored !== this.lastDecoded?.stored) {
+      let object: EncryptedObject;
+      try {
+        object = decodeEncryptedObject(Buffer.from(stored.slice(this.prefix().length), 'base64'));
+      } catch (error) {
+        throw new Error(`kms provider ${this.name}: the stored value is not a valid KMS v2 EncryptedObject: ${(error as Error).message}`);
+      }
+      this.lastDecoded = {stored, object};
+    }
     return this.lastDecoded.object;
   }
 
