@@ -1,0 +1,87 @@
+/**
+ * Keep-alive connection pools to webhooks for callers on the request path (admission webhooks),
+ * the same POST as `postJson` (webhook-post.ts: caBundle trusted, client credentials, whole-call
+ * deadline, a Service's endpoint dialled while the certificate is checked for the service's name)
+ * made with undici: an undici Pool per endpoint and TLS identity costs about 0.6x the CPU per call
+ * of node:https with a keep-alive agent (bench/webhook-client.mjs), and each admission webhook
+ * call is on every matching write. Errors are the ones postJson gives (socket and TLS errors as
+ * Node raises them, the deadline as `context deadline exceeded`), so callers word them alike.
+ */
+import {Pool} from 'undici';
+import {DEADLINE_EXCEEDED, type WebhookPostOptions, type WebhookPostResponse} from './webhook-post.js';
+
+export type PooledPostOptions = Omit<WebhookPostOptions, 'agent'>;
+
+/**
+ * Idle connections close before the usual 5 s keep-alive of servers (Node's and Go's defaults), so
+ * a request never goes out on a socket the webhook is closing.
+ */
+const IDLE_SOCKET_MS = 4000;
+
+/** Pools kept at most; endpoints come and go with services and configurations. */
+const MAX_POOLS = 256;
+
+/**
+ * Longer than any webhook's deadline (timeoutSeconds is at most 30): the call's own deadline is
+ * what ends a slow connect, with its own wording, not undici's 10 s connect timeout.
+ */
+const CONNECT_TIMEOUT_MS = 60_000;
+
+export class WebhookPools {
+  private readonly pools = new Map<string, Pool>();
+
+  async post(url: URL, body: string, options: PooledPostOptions): Promise<WebhookPostResponse> {
+    const pool = this.pool(url, options);
+    const controller = new AbortController();
+    const deadline = Object.assign(new Error(DEADLINE_EXCEEDED), {code: 'ETIMEDOUT'});
+    // Go's context deadline: the whole call, connect to the last byte of the answer.
+    const timer = setTimeout(() => controller.abort(deadline), options.timeoutMs);
+    try {
+      const response = await pool.request({
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: {'Content-Type': 'application/json', Accept: 'application/json', ...options.headers},
+        body,
+        signal: controller.signal,
+      });
+      return {status: response.statusCode, text: await response.body.text()};
+    } catch (error) {
+      throw controller.signal.aborted ? deadline : error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The pool for where the call connects and with which TLS identity (trusted CA, client certificate, server name). */
+  private pool(url: URL, options: PooledPostOptions): Pool {
+    const {connectTo, ca, cert, key} = options;
+    const host = connectTo ? (connectTo.host.includes(':') ? `[${connectTo.host}]` : connectTo.host) : url.hostname;
+    const port = connectTo ? connectTo.port : Number(url.port || 443);
+    const origin = `https://${host}:${port}`;
+    // Dialling a service's endpoint: the certificate is checked against the service's host name.
+    const servername = connectTo ? url.hostname : undefined;
+    const id = `${origin}\n${servername ?? ''}\n${ca ?? ''}\n${cert ?? ''}\n${key ?? ''}`;
+    const known = this.pools.get(id);
+    if (known) return known;
+    if (this.pools.size >= MAX_POOLS) {
+      // The oldest first; close() lets its calls in flight finish.
+      const [oldestId, oldest] = this.pools.entries().next().value as [string, Pool];
+      this.pools.delete(oldestId);
+      void oldest.close().catch(() => undefined);
+    }
+    const pool = new Pool(origin, {
+      connect: {ca, cert, key, ...(servername ? {servername} : {})},
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      keepAliveTimeout: IDLE_SOCKET_MS,
+      keepAliveMaxTimeout: IDLE_SOCKET_MS,
+    });
+    this.pools.set(id, pool);
+    return pool;
+  }
+
+  /** Closes every connection at once (calls in flight fail). */
+  close(): void {
+    for (const pool of this.pools.values()) void pool.destroy().catch(() => undefined);
+    this.pools.clear();
+  }
+}
