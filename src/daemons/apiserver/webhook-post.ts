@@ -6,7 +6,7 @@
  * reference dialled at one of its endpoints while the certificate is checked for
  * `<name>.<namespace>.svc`. Failures are Errors worded as Go's HTTP client words them.
  */
-import {request as httpsRequest, type Agent} from 'node:https';
+import {request as httpsRequest} from 'node:https';
 
 export interface WebhookPostOptions {
   /** PEM bundle to trust (the configuration's caBundle, decoded); the system's roots without it. */
@@ -18,11 +18,6 @@ export interface WebhookPostOptions {
   timeoutMs: number;
   /** Where to connect when the URL's host is a service name (an endpoint of the service). */
   connectTo?: {host: string; port: number};
-  /**
-   * A keep-alive agent for callers on the request path (admission webhooks: one TLS handshake per
-   * webhook, not per request); without it, a fresh connection per call.
-   */
-  agent?: Agent;
 }
 
 export interface WebhookPostResponse {
@@ -59,7 +54,8 @@ export function postJson(url: URL, body: string, options: WebhookPostOptions): P
         ca: options.ca,
         cert: options.cert,
         key: options.key,
-        agent: options.agent ?? false,
+        // A fresh connection per call; callers on the request path keep theirs (webhook-pools.ts).
+        agent: false,
         ...(connectTo ? {hostname: connectTo.host, host: connectTo.host, port: connectTo.port, servername: url.hostname} : {}),
       },
       (res) => {
