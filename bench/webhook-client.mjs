@@ -5,8 +5,9 @@
 // interleaved, and reported as the median µs of CPU per call and as a ratio to `current` (the
 // project's WebhookClient, bundled from src/ with esbuild) measured in the same run.
 // Candidates:
-// - current: src/daemons/apiserver/admission/plugins/webhook/client.ts (node:https, keep-alive agent).
-// - undici: an undici Pool per endpoint (keep-alive HTTP/1.1), if the package is installed.
+// - current: src/daemons/apiserver/admission/plugins/webhook/client.ts (undici pools through their
+//   handler interface, webhook-pools.ts; it used node:https with a keep-alive agent before).
+// - undici: an undici Pool per endpoint with pool.request() (a stream per answer, parsed headers).
 // - https: node:https with nothing but the call (the floor of tuning the current client).
 // - http2: one node:http2 session per endpoint (Go's API server speaks HTTP/2 to webhooks).
 // Environment: CALLS (4000), CONCURRENCY (32), ROUNDS (3), CANDIDATES (current,undici,http2).

@@ -17,7 +17,8 @@ interface Loopback {
   port: number;
   connections: number;
   peers: string[];
-  hang: boolean;
+  /** Answers nothing, or the headers and part of the body, then nothing. */
+  hang: false | 'silent' | 'partial' | 'close';
 }
 
 let ca: KeyPairPem;
@@ -52,7 +53,16 @@ async function loopback(): Promise<Loopback> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (state.hang) return;
+      if (state.hang === 'silent') return;
+      if (state.hang === 'close') {
+        req.socket.destroy();
+        return;
+      }
+      if (state.hang === 'partial') {
+        res.writeHead(200, {'Content-Type': 'application/json', 'Content-Length': '100'});
+        res.write('{"apiVersion":');
+        return;
+      }
       res.writeHead(200, {'Content-Type': 'application/json'});
       res.end(JSON.stringify({path: req.url, host: req.headers.host, auth: req.headers.authorization, body: Buffer.concat(chunks).toString('utf8')}));
     });
@@ -120,14 +130,28 @@ describe('WebhookPools', () => {
     expect(dialError(error as NodeJS.ErrnoException)).toBe(`dial tcp 127.0.0.1:${port}: connect: connection refused`);
   });
 
-  it('a webhook that does not answer fails with context deadline exceeded at the deadline', async () => {
+  it("a webhook that closes the connection without an answer reads as Go's EOF", async () => {
     const hook = await loopback();
-    hook.hang = true;
+    hook.hang = 'close';
     pools = new WebhookPools();
+    const error = await pools.post(new URL(`https://127.0.0.1:${hook.port}/`), '{}', {ca: ca.certPem, timeoutMs: 5000}).catch((e: NodeJS.ErrnoException) => e);
+    expect(dialError(error as NodeJS.ErrnoException)).toBe('EOF');
+  });
+
+  it.each([
+    ['does not answer', 'silent'],
+    ['sends its headers and part of the body', 'partial'],
+  ] as const)('a webhook that %s fails with context deadline exceeded at the deadline; the next call goes through', async (_, hang) => {
+    const hook = await loopback();
+    hook.hang = hang;
+    pools = new WebhookPools();
+    const url = new URL(`https://127.0.0.1:${hook.port}/`);
     const begun = Date.now();
-    const error = await pools.post(new URL(`https://127.0.0.1:${hook.port}/`), '{}', {ca: ca.certPem, timeoutMs: 300}).catch((e: NodeJS.ErrnoException) => e);
+    const error = await pools.post(url, '{}', {ca: ca.certPem, timeoutMs: 300}).catch((e: NodeJS.ErrnoException) => e);
     expect(dialError(error as NodeJS.ErrnoException)).toBe('context deadline exceeded');
     expect(Date.now() - begun).toBeGreaterThanOrEqual(290);
     expect(Date.now() - begun).toBeLessThan(3000);
+    hook.hang = false;
+    expect((await pools.post(url, '{}', {ca: ca.certPem, timeoutMs: 5000})).status).toBe(200);
   });
 });

@@ -36,6 +36,10 @@ export function dialError(error: NodeJS.ErrnoException & {address?: string; port
       return `dial tcp ${where}: connect: connection refused`;
     case 'ENOTFOUND':
       return `dial tcp: lookup ${(error as {hostname?: string}).hostname ?? ''}: no such host`;
+    case 'UND_ERR_SOCKET':
+      // undici's `other side closed` (webhook-pools.ts): the webhook closed the connection without
+      // an answer, which Go's client reports as the EOF it read.
+      return 'EOF';
     case 'ETIMEDOUT':
       return error.message === DEADLINE_EXCEEDED ? DEADLINE_EXCEEDED : `dial tcp ${where}: i/o timeout`;
     default:
