@@ -35,6 +35,8 @@ export interface NameSet {
   agentConfig: {apiVersion: string; kind: string};
   /** The endpointslice controller's `managed-by` value. */
   endpointSliceController: string;
+  /** The service IP allocator's `managed-by` value on IPAddress objects (`ipallocator.<domain>`). */
+  ipAllocator: string;
   /** The issuer of legacy service account token secrets. */
   legacyTokenIssuer: string;
   /** The config map the root CA publisher puts in every namespace (`orch-root-ca.crt`, `kube-root-ca.crt`). */
@@ -93,6 +95,9 @@ export interface NameSet {
     serviceName: string;
     endpointSliceManagedBy: string;
     endpointSliceSkipMirror: string;
+    /** The IP family and owner of an IPAddress object (`ipaddress.<labelDomain>/ip-family`, `/managed-by`). */
+    ipAddressFamily: string;
+    ipAddressManagedBy: string;
     headlessService: string;
     jobControllerUid: string;
     jobName: string;
@@ -193,6 +198,7 @@ function build(id: NameSetId): NameSet {
       ? {apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration'}
       : {apiVersion: 'agent.config.orch.io/v1beta1', kind: 'AgentConfiguration'},
     endpointSliceController: `endpointslice-controller.${domain}`,
+    ipAllocator: `ipallocator.${domain}`,
     legacyTokenIssuer: k ? 'kubernetes/serviceaccount' : 'orch/serviceaccount',
     rootCaConfigMap: `${product}-root-ca.crt`,
     serviceAccountMountPath: `/var/run/secrets/${labelDomain}/serviceaccount`,
@@ -250,6 +256,8 @@ function build(id: NameSetId): NameSet {
       serviceName: `${labelDomain}/service-name`,
       endpointSliceManagedBy: `endpointslice.${labelDomain}/managed-by`,
       endpointSliceSkipMirror: `endpointslice.${labelDomain}/skip-mirror`,
+      ipAddressFamily: `ipaddress.${labelDomain}/ip-family`,
+      ipAddressManagedBy: `ipaddress.${labelDomain}/managed-by`,
       headlessService: `service.${labelDomain}/headless`,
       jobControllerUid: `batch.${labelDomain}/controller-uid`,
       jobName: `batch.${labelDomain}/job-name`,

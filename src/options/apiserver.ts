@@ -202,12 +202,12 @@ export const apiserverOptions: OptionTable = [
     name: 'endpoint-reconciler-type', type: 'string', seedType: 'string', seedDefault: 'lease', default: 'lease',
     enum: ['master-count', 'lease', 'none'],
     help: 'How the endpoints of the API server\'s own service are kept (master-count is deprecated).',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'orch-service-node-port', type: 'int', seedType: 'int', seedDefault: '0', default: '0', ...PORT,
     help: 'Expose the API server\'s own service as NodePort on this port; 0 keeps it ClusterIP.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-cluster-ip-range', type: 'cidrs', seedType: 'string', seedDefault: 'none',
@@ -217,7 +217,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'service-node-port-range', type: 'portRange', seedType: 'string N1-N2', seedDefault: '30000-32767',
     default: '30000-32767',
-    help: 'Inclusive port range handed out to NodePort services.', section: SERVING, implemented: false,
+    help: 'Inclusive port range handed out to NodePort services.', section: SERVING, implemented: true,
   },
   {
     name: 'agent-certificate-authority', type: 'string', seedType: 'string', seedDefault: 'none',

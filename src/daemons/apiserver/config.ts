@@ -9,6 +9,8 @@ import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {AuditConfig} from './audit/index.js';
 import {names} from '../../api/names.js';
+import type {PortRange} from '../../options/types.js';
+import type {EndpointReconcilerType} from './services/index.js';
 
 type Values = Record<string, unknown>;
 const ms = (v: unknown, fallback = 0): number => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
@@ -35,6 +37,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
+  'service-node-port-range', 'orch-service-node-port', 'endpoint-reconciler-type',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
   'encryption-provider-config',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
@@ -149,6 +152,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     kvstoreReadycheckTimeoutMs: ms(values['kvstore-readycheck-timeout'], 2000),
     eventTtlMs: ms(values['event-ttl'], 3_600_000),
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
+    services: servicesConfig(values),
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
     audit: auditConfig(values),
@@ -214,6 +218,17 @@ export function auditConfig(values: Values): AuditConfig {
       batch: batch('audit-webhook', {maxSize: 400, waitMs: 30_000, throttle: true, qps: 10, burst: 15}),
       truncate: truncate('audit-webhook'),
     },
+  };
+}
+
+/** The service options; ORCH_INTERNAL_ENDPOINT_RECONCILE_INTERVAL_MS shortens the reconciler's period for tests only. */
+export function servicesConfig(values: Values): NonNullable<ApiServerConfig['services']> {
+  const interval = Number(process.env.ORCH_INTERNAL_ENDPOINT_RECONCILE_INTERVAL_MS);
+  return {
+    nodePortRange: values['service-node-port-range'] as PortRange | undefined,
+    orchServiceNodePort: num(values['orch-service-node-port'], 0),
+    endpointReconcilerType: (str(values['endpoint-reconciler-type']) ?? 'lease') as EndpointReconcilerType,
+    endpointReconcileIntervalMs: Number.isFinite(interval) && interval > 0 ? interval : undefined,
   };
 }
 

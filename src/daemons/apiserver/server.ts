@@ -24,6 +24,7 @@ import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
 import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
+import {serviceAllocation, EndpointReconciler, type ServiceAllocation, type ServicesConfig} from './services/index.js';
 import {createEventSweeper} from './rest/event-ttl.js';
 import {
   HealthRegistry,
@@ -80,7 +81,7 @@ import {enabledAdmissionPlugins} from './admission/enabled-plugins.js';
 import {ADMISSION_PLUGIN_FACTORIES} from './admission/registry.js';
 import {systemClock} from '../shared/clock.js';
 import {connectOptions} from './pod-streams.js';
-import type {RequestContext} from './rest/types.js';
+import {systemClock as systemRestClock, type RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
@@ -148,6 +149,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   kvstoreReadycheckTimeoutMs: number;
   eventTtlMs: number;
   serviceClusterIpRange?: string[];
+  /** Services: `--service-node-port-range`, `--orch-service-node-port`, `--endpoint-reconciler-type` (./services/). */
+  services?: ServicesConfig;
   strictTransportSecurityDirectives?: string[];
   /** --encryption-provider-config: values of the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
@@ -184,6 +187,8 @@ export class ApiServer {
   private authorizationModesInEffect = () => this.config.authorizationModes;
   private lifecycle?: ShutdownLifecycle;
   private readonly registry: HealthRegistry;
+  private serviceAllocation?: ServiceAllocation;
+  private endpointReconciler?: EndpointReconciler;
   private readonly hooks: PostStartHooks;
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
@@ -292,8 +297,11 @@ export class ApiServer {
 
     const rbacRules = new RbacAuthorizer(this.rbac.index);
     const rbacIndex = this.rbac.index;
+    const services = serviceAllocation({store, keyPrefix: c.keyPrefix, clock: systemRestClock, clusterIPRanges: c.serviceClusterIpRange, nodePortRange: c.services?.nodePortRange});
+    this.serviceAllocation = services;
     this.api = createApiHandler({
       store,
+      allocations: (info) => (info.group === '' && info.plural === 'services' ? services : undefined),
       // RBAC's escalation prevention: roles and bindings grant only what their writer holds.
       writeGuards: (info) =>
         info.group === names().groups.rbac && RBAC_RESOURCES.includes(info.plural as RbacResource) ? rbacWriteGuard(info.plural as RbacResource, rbacRules, rbacIndex) : undefined,
@@ -467,9 +475,19 @@ export class ApiServer {
     hooks.add('start-apiextensions-controllers', async () => api.whenSynced());
     hooks.add('crd-informer-synced', async () => api.whenSynced());
     hooks.add('bootstrap-controller', async () => {
+      const reconcilerType = c.services?.endpointReconcilerType ?? 'lease';
       await retry(() =>
-        bootstrapNamespaces(store, {keyPrefix, serviceClusterIPRange: c.serviceClusterIpRange, securePort: this.boundPort || c.securePort, advertiseAddress: c.advertiseAddress}),
+        bootstrapNamespaces(store, {
+          keyPrefix, serviceClusterIPRange: c.serviceClusterIpRange, securePort: this.boundPort || c.securePort, advertiseAddress: c.advertiseAddress,
+          serviceNodePort: c.services?.orchServiceNodePort, serviceAllocation: this.serviceAllocation, endpointsReconciled: reconcilerType !== 'none',
+        }),
       );
+      this.endpointReconciler = new EndpointReconciler({
+        store, keyPrefix, type: reconcilerType, ip: c.advertiseAddress ?? '127.0.0.1', port: this.boundPort || c.securePort,
+        intervalMs: c.services?.endpointReconcileIntervalMs,
+        onError: (error) => log.v(2).info('Endpoint reconciler error', 'err', error),
+      });
+      this.endpointReconciler.start();
     });
     hooks.add('rbac/bootstrap-roles', async () => {
       const {created} = await retry(() => bootstrapRbac(store, keyPrefix));
@@ -698,6 +716,8 @@ export class ApiServer {
       lifecycle.initiateShutdown(); // idempotent: a signal may have started it already
       await lifecycle.done;
     }
+    // A cleanly stopped server takes its address out of the default service's endpoints at once.
+    await this.endpointReconciler?.stop(true).catch(() => undefined);
     this.api?.closeWatches();
     this.api?.stop();
     this.rbac?.stop();
