@@ -70,7 +70,9 @@ export async function bootstrapNamespaces(store: Store, options: BootstrapOption
   const nodePort = options.serviceNodePort || undefined;
   const services = registry(store, 'services', options, options.serviceAllocation);
   const port = { name: 'https', port: 443, protocol: 'TCP', targetPort: securePort, ...(nodePort ? { nodePort } : {}) };
-  const created = await ensure(services, 'default', {
+  // Read first: a create of an existing service would fail on its taken cluster IP before the key clash.
+  const existing = await store.get(services.key('default', names().defaultService));
+  const created = !existing && await ensure(services, 'default', {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: names().defaultService, namespace: 'default', labels: { component: 'apiserver', provider: names().defaultService } },
