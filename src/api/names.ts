@@ -98,6 +98,8 @@ export interface NameSet {
     /** The IP family and owner of an IPAddress object (`ipaddress.<labelDomain>/ip-family`, `/managed-by`). */
     ipAddressFamily: string;
     ipAddressManagedBy: string;
+    /** Marks an API server's identity lease (`apiserver.<labelDomain>/identity`, value `<product>-apiserver`). */
+    apiserverIdentity: string;
     headlessService: string;
     jobControllerUid: string;
     jobName: string;
@@ -132,6 +134,8 @@ export interface NameSet {
     endpointsOverCapacity: string;
     /** Marks Endpoints used as leader-election locks. */
     leaderElectionLock: string;
+    /** The `<ip>:<port>` peers proxy to, on an API server's identity lease (`<labelDomain>/peer-advertise-address`). */
+    peerAdvertiseAddress: string;
     cronJobScheduledTimestamp: string;
     daemonSetTemplateHash: string;
     /** The bookmark annotation ending a watch-list's initial events (clients look for upstream's key). */
@@ -258,6 +262,7 @@ function build(id: NameSetId): NameSet {
       endpointSliceSkipMirror: `endpointslice.${labelDomain}/skip-mirror`,
       ipAddressFamily: `ipaddress.${labelDomain}/ip-family`,
       ipAddressManagedBy: `ipaddress.${labelDomain}/managed-by`,
+      apiserverIdentity: `apiserver.${labelDomain}/identity`,
       headlessService: `service.${labelDomain}/headless`,
       jobControllerUid: `batch.${labelDomain}/controller-uid`,
       jobName: `batch.${labelDomain}/job-name`,
@@ -289,6 +294,7 @@ function build(id: NameSetId): NameSet {
       podDeletionCost: `controller.${labelDomain}/pod-deletion-cost`,
       endpointsOverCapacity: `endpoints.${labelDomain}/over-capacity`,
       leaderElectionLock: `control-plane.alpha.${labelDomain}/leader`,
+      peerAdvertiseAddress: `${labelDomain}/peer-advertise-address`,
       cronJobScheduledTimestamp: `batch.${labelDomain}/cronjob-scheduled-timestamp`,
       daemonSetTemplateHash: `${labelDomain}/daemonset-template-hash`,
       // Both sets use upstream's key: client-go's watch-list reflector waits for exactly this one.

@@ -190,17 +190,17 @@ export const apiserverOptions: OptionTable = [
     // The name and purpose (peers dial it) make this an IP address, unlike the free-form addresses above.
     name: 'peer-advertise-ip', type: 'ip', seedType: 'string', seedDefault: 'none',
     help: 'IP that peer API servers use to forward requests they cannot serve themselves.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'peer-advertise-port', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Port that peer API servers use to forward requests they cannot serve themselves.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'peer-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'CA bundle for checking the serving certificates of peer API servers.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'endpoint-reconciler-type', type: 'string', seedType: 'string', seedDefault: 'lease', default: 'lease',

@@ -41,6 +41,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
   'service-node-port-range', 'orch-service-node-port', 'endpoint-reconciler-type',
+  // The identity lease's peer address (with gate UnknownVersionInteroperabilityProxy); requests are not proxied yet.
+  'peer-advertise-ip', 'peer-advertise-port', 'peer-ca-file',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
   'encryption-provider-config',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
@@ -158,6 +160,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     eventTtlMs: ms(values['event-ttl'], 3_600_000),
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     services: servicesConfig(values),
+    peer: {advertiseIp: str(values['peer-advertise-ip']), advertisePort: str(values['peer-advertise-port']), caFile: str(values['peer-ca-file'])},
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
     audit: auditConfig(values),

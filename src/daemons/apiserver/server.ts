@@ -24,6 +24,7 @@ import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
 import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
+import {IdentityLease, joinHostPort} from './peers/identity-lease.js';
 import {serviceAllocation, EndpointReconciler, type ServiceAllocation, type ServicesConfig} from './services/index.js';
 import {createEventSweeper} from './rest/event-ttl.js';
 import {
@@ -155,6 +156,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   serviceClusterIpRange?: string[];
   /** Services: `--service-node-port-range`, `--orch-service-node-port`, `--endpoint-reconciler-type` (./services/). */
   services?: ServicesConfig;
+  /** `--peer-advertise-ip`, `--peer-advertise-port`, `--peer-ca-file` (gate UnknownVersionInteroperabilityProxy; ./peers/). */
+  peer?: {advertiseIp?: string; advertisePort?: string; caFile?: string};
   strictTransportSecurityDirectives?: string[];
   /** --encryption-provider-config: values of the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
@@ -215,6 +218,7 @@ export class ApiServer {
   private readonly registry: HealthRegistry;
   private serviceAllocation?: ServiceAllocation;
   private endpointReconciler?: EndpointReconciler;
+  private identityLease?: IdentityLease;
   private readonly hooks: PostStartHooks;
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
@@ -539,7 +543,25 @@ export class ApiServer {
         intervalMs: c.services?.endpointReconcileIntervalMs,
         onError: (error) => log.v(2).info('Endpoint reconciler error', 'err', error),
       });
+      // The first pass before readyz passes: the endpoints list this server once it is ready.
+      await this.endpointReconciler.reconcile().catch((error) => log.v(2).info('Endpoint reconciler error', 'err', error));
       this.endpointReconciler.start();
+      // After the system namespace exists: upstream's identity lease controller.
+      const peerProxy = c.featureGates?.enabled('UnknownVersionInteroperabilityProxy') === true;
+      if (peerProxy && c.peer?.caFile) {
+        await readFile(c.peer.caFile).catch((error: Error) => {
+          throw new Error(`--peer-ca-file ${c.peer?.caFile}: ${error.message}`);
+        });
+      }
+      this.identityLease = new IdentityLease({
+        store, keyPrefix, hostname: hostname(),
+        peerAddress: peerProxy
+          ? joinHostPort(c.peer?.advertiseIp ?? c.advertiseAddress ?? '127.0.0.1', c.peer?.advertisePort ?? (this.boundPort || c.securePort))
+          : undefined,
+        onError: (error) => log.v(2).info('Identity lease error', 'err', error),
+      });
+      await this.identityLease.renew().catch((error) => log.v(2).info('Identity lease error', 'err', error));
+      this.identityLease.start();
     });
     hooks.add('rbac/bootstrap-roles', async () => {
       const {created} = await retry(() => bootstrapRbac(store, keyPrefix));
@@ -777,6 +799,7 @@ export class ApiServer {
       lifecycle.initiateShutdown(); // idempotent: a signal may have started it already
       await lifecycle.done;
     }
+    this.identityLease?.stop();
     // A cleanly stopped server takes its address out of the default service's endpoints at once.
     await this.endpointReconciler?.stop(true).catch(() => undefined);
     this.api?.closeWatches();

@@ -138,7 +138,7 @@ export class EndpointReconciler {
     );
   }
 
-  /** Reconciles now and then every interval until stop(). */
+  /** Reconciles every interval until stop() (the caller runs the first reconcile()). */
   start(): void {
     if (this.o.type === 'none') return;
     const tick = () => {
@@ -149,7 +149,7 @@ export class EndpointReconciler {
           if (!this.stopped) this.timer = this.clock.setTimeout(tick, this.intervalMs);
         });
     };
-    tick();
+    this.timer = this.clock.setTimeout(tick, this.intervalMs);
   }
 
   /**
