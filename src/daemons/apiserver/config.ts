@@ -44,7 +44,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   // The identity lease's peer address (with gate UnknownVersionInteroperabilityProxy); requests are not proxied yet.
   'peer-advertise-ip', 'peer-advertise-port', 'peer-ca-file',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
-  'encryption-provider-config',
+  'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'storage-media-type', 'storage-backend',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
   // Read by the DefaultTolerationSeconds admission plugin through the admission server options.
   'default-not-ready-toleration-seconds', 'default-unreachable-toleration-seconds',
@@ -90,6 +90,8 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
       watchCache: values['watch-cache'] !== false,
       watchCacheSizes: list(values['watch-cache-sizes']),
       compactionIntervalMs: ms(values['kvstore-compaction-interval'], 300_000),
+      mediaType: str(values['storage-media-type']),
+      backend: str(values['storage-backend']),
     },
     anonymousAuth: values['anonymous-auth'] !== false,
     anonymousAuthSet: explicit?.has('anonymous-auth') ?? false,
@@ -163,6 +165,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     peer: {advertiseIp: str(values['peer-advertise-ip']), advertisePort: str(values['peer-advertise-port']), caFile: str(values['peer-ca-file'])},
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
+    encryptionProviderConfigAutomaticReload: values['encryption-provider-config-automatic-reload'] === true,
     audit: auditConfig(values),
     featureGates: featureGatesConfig(values),
     admission: admissionConfig(values),
