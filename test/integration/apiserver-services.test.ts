@@ -208,3 +208,41 @@ describe('service allocations after kill -9', () => {
     }
   }, 45_000);
 });
+
+describe('dual-stack service ranges', () => {
+  let server: InProcessServer;
+  beforeAll(async () => {
+    server = await startApiServer({engine: 'sqlite', config: {serviceClusterIpRange: ['10.40.0.0/28', 'fd00:10::/120']}});
+  }, 30_000);
+  afterAll(async () => server?.stop());
+  const create = (body: unknown) => server.client.request('POST', '/api/v1/namespaces/default/services', {body});
+
+  it('gives PreferDualStack services one address of each family, single-stack ones the first family', async () => {
+    const dual = await create(service('dual', {ipFamilyPolicy: 'PreferDualStack'}));
+    expect(dual.status).toBe(201);
+    expect(dual.body.spec.ipFamilies).toEqual(['IPv4', 'IPv6']);
+    const [v4, v6] = dual.body.spec.clusterIPs;
+    expect(v4).toMatch(/^10\.40\.0\.\d+$/);
+    expect(v6).toMatch(/^fd00:10::[0-9a-f]+$/);
+    expect((await server.client.request('GET', `/apis/${names().groups.networking}/v1/ipaddresses/${v6}`)).body.metadata.labels[names().labels.ipAddressFamily]).toBe('IPv6');
+    const single = await create(service('single'));
+    expect(single.body.spec).toMatchObject({ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack'});
+    const v6only = await create(service('v6only', {ipFamilies: ['IPv6']}));
+    expect(v6only.body.spec.clusterIP).toMatch(/^fd00:10::/);
+    // An address written in another form is the same address.
+    const taken = await create(service('v6taken', {clusterIP: v6.replace('fd00:10::', 'fd00:0010:0:0::')}));
+    expect(taken.status).toBe(422);
+    expect(taken.body.message).toContain('provided IP is already allocated');
+  });
+
+  it('refuses RequireDualStack where the cluster has one family', async () => {
+    const r = await (await import('../helpers/apiserver.js')).startApiServer({engine: 'sqlite', config: {serviceClusterIpRange: ['10.50.0.0/28']}});
+    try {
+      const refused = await r.client.request('POST', '/api/v1/namespaces/default/services', {body: service('req', {ipFamilyPolicy: 'RequireDualStack'})});
+      expect(refused.status).toBe(422);
+      expect(refused.body.message).toContain('spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
+    } finally {
+      await r.stop();
+    }
+  }, 30_000);
+});
