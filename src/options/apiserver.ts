@@ -381,16 +381,16 @@ export const apiserverOptions: OptionTable = [
 
   // --- Runtime selection and diagnostics ---
   {
-    name: 'runtime-config', type: 'keyValue', seedType: 'comma-separated key=value pairs', seedDefault: 'none',
+    name: 'runtime-config', type: 'configurationMap', seedType: 'comma-separated key=value pairs', seedDefault: 'none',
     repeatable: true,
     help: 'Switch built-in API groups and versions on or off, as group/version=true|false.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'feature-gates', type: 'featureGates', seedType: 'component:key=value pairs, comma-separated',
     seedDefault: 'none', repeatable: true,
     help: 'Turn alpha or experimental features on or off, as [component:]Name=true|false.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'tracing-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -858,7 +858,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'emulated-version', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
     help: 'Release whose APIs and features components should behave like.', section: VERSIONING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'emulation-forward-compatible', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -869,13 +869,13 @@ export const apiserverOptions: OptionTable = [
     name: 'runtime-config-emulation-forward-compatible', type: 'bool', seedType: 'bool', seedDefault: 'false',
     default: 'false',
     help: 'Install APIs named in --runtime-config even if newer than the emulated release, instead of failing.',
-    section: VERSIONING, implemented: false,
+    section: VERSIONING, implemented: true,
   },
   {
     name: 'min-compatibility-version', type: 'strings', seedType: 'strings', seedDefault: 'none',
     repeatable: true,
     help: 'Oldest control plane release this server must stay compatible with.', section: VERSIONING,
-    implemented: false,
+    implemented: true,
   },
 
   // --- orch's own options (not in the seed) ---

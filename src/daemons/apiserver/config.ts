@@ -10,6 +10,7 @@ import type {VersionInfo} from '../../lib/version.js';
 import type {AuditConfig} from './audit/index.js';
 import {names} from '../../api/names.js';
 import {FeatureGateError, FeatureGates} from '../../api/feature-gates.js';
+import {effectiveVersion, EffectiveVersionError, versionForComponent, type EffectiveVersion} from '../../api/effective-version.js';
 import {EMULATED_KUBERNETES} from '../../lib/version.js';
 import {UserError} from '../../lib/errors.js';
 
@@ -52,6 +53,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
+  'feature-gates', 'runtime-config', 'emulated-version', 'runtime-config-emulation-forward-compatible', 'min-compatibility-version',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
@@ -155,7 +157,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
     audit: auditConfig(values),
-    featureGates: featureGatesConfig(values),
+    ...compatibilityConfig(values),
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
@@ -221,14 +223,51 @@ export function auditConfig(values: Values): AuditConfig {
   };
 }
 
-/** --feature-gates, validated at the emulated release (upstream's errors stop the start). */
-export function featureGatesConfig(values: Values): FeatureGates {
+/**
+ * The compatibility options: --emulated-version and --min-compatibility-version (validated as
+ * upstream: n-3..n), --feature-gates resolved at the emulation version, and --runtime-config with
+ * the two emulation forward-compatibility switches, which upstream allows only when emulating an
+ * older release. Every problem is a start error naming the option.
+ */
+export function compatibilityConfig(values: Values): Pick<ApiServerConfig, 'effectiveVersion' | 'featureGates' | 'apis'> {
+  let effective: EffectiveVersion;
   try {
-    return new FeatureGates((values['feature-gates'] as Record<string, boolean> | undefined) ?? {}, {emulationVersion: EMULATED_KUBERNETES});
+    effective = effectiveVersion(
+      EMULATED_KUBERNETES,
+      versionForComponent(list(values['emulated-version']), 'emulated-version'),
+      versionForComponent(list(values['min-compatibility-version']), 'min-compatibility-version'),
+    );
+  } catch (error) {
+    if (error instanceof EffectiveVersionError) throw new UserError(error.message);
+    throw error;
+  }
+  const emulating = effective.emulation.minor !== effective.binary.minor || effective.emulation.major !== effective.binary.major;
+  for (const [option, field] of [['emulation-forward-compatible', 'EmulationForwardCompatible'], ['runtime-config-emulation-forward-compatible', 'RuntimeConfigEmulationForwardCompatible']]) {
+    if (values[option] === true && !emulating) {
+      throw new UserError(`--${option}: ServerRunOptions.${field} cannot be set to true if the emulation version is the same as the binary version`);
+    }
+  }
+  let featureGates: FeatureGates;
+  try {
+    featureGates = new FeatureGates((values['feature-gates'] as Record<string, boolean> | undefined) ?? {}, {emulationVersion: effective.emulation});
   } catch (error) {
     if (error instanceof FeatureGateError) throw new UserError(`invalid argument for --feature-gates: ${error.message}`);
     throw error;
   }
+  return {
+    effectiveVersion: effective,
+    featureGates,
+    apis: {
+      runtimeConfig: (values['runtime-config'] as Record<string, string> | undefined) ?? {},
+      emulationForwardCompatible: values['emulation-forward-compatible'] === true,
+      runtimeConfigEmulationForwardCompatible: values['runtime-config-emulation-forward-compatible'] === true,
+    },
+  };
+}
+
+/** --feature-gates alone, at the emulation version the options give. */
+export function featureGatesConfig(values: Values): FeatureGates {
+  return compatibilityConfig(values).featureGates as FeatureGates;
 }
 
 function isSeedDefaultCertDir(values: Values): boolean {

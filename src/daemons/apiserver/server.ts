@@ -16,7 +16,7 @@ import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writeError, writePlainNotFound} from './rest/http-io.js';
-import {builtinResources, ResourceRegistry} from '../../api/resources.js';
+import {builtinResources, ResourceRegistry, type ResourceInfo} from '../../api/resources.js';
 import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
 import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
@@ -84,6 +84,8 @@ import type {RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {FeatureGates} from '../../api/feature-gates.js';
+import type {EffectiveVersion} from '../../api/effective-version.js';
+import {servedBuiltins} from './rest/served-apis.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -166,6 +168,10 @@ export interface ApiServerConfig extends SecureServingOptions {
   version: VersionInfo;
   /** --feature-gates resolved at the emulated release; the defaults when absent. */
   featureGates?: FeatureGates;
+  /** --emulated-version and --min-compatibility-version (binary 1.36 and its defaults when absent). */
+  effectiveVersion?: EffectiveVersion;
+  /** --runtime-config and the emulation forward-compatibility options (rest/served-apis.ts). */
+  apis?: {runtimeConfig: Record<string, string>; emulationForwardCompatible: boolean; runtimeConfigEmulationForwardCompatible: boolean};
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
 }
@@ -205,6 +211,8 @@ export class ApiServer {
   private issuerDiscovery?: () => Promise<IssuerDiscovery>;
   private tokenServices?: TokenServices;
   private readonly createdAt = Date.now();
+  /** The built-in resources --runtime-config, the gates and the emulation version leave served. */
+  private servedResources: ResourceInfo[] = [];
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -231,6 +239,9 @@ export class ApiServer {
   async start(): Promise<void> {
     const c = this.config;
     for (const warning of c.featureGates?.warnings ?? []) log.warning(warning);
+    const served = servedBuiltins(c);
+    for (const warning of served.warnings) log.warning(warning);
+    this.servedResources = served.resources;
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
@@ -304,9 +315,9 @@ export class ApiServer {
       keyPrefix: c.keyPrefix,
       // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
       // it joins the registry for discovery only.
-      registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
+      registry: new ResourceRegistry([...this.servedResources, ...metricsResources()]),
       version: {
-        ...reportedVersion(c.version),
+        ...reportedVersion(c.version, c.effectiveVersion),
         gitCommit: '',
         gitTreeState: 'clean',
         buildDate: '',
@@ -488,7 +499,7 @@ export class ApiServer {
     // complete at once so the check names stay those of the seed.
     // The built-in group versions are registered as local APIServices (upstream's autoregister).
     hooks.add('orch-apiserver-autoregistration', async () => {
-      const created = await retry(() => registerLocalApiServices(store, keyPrefix));
+      const created = await retry(() => registerLocalApiServices(store, keyPrefix, this.servedResources));
       if (created > 0) log.info('Registered the built-in group versions as local APIServices', 'count', created);
     });
     for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'apiservice-openapi-controller']) {
