@@ -15,7 +15,7 @@ import {parseConfigurationMap} from '../../src/options/value-maps.js';
 const g = names().groups;
 const v = (minor: number) => ({major: 1, minor});
 
-function served(runtimeConfig: Record<string, string>, more: Partial<ApiEnablementOptions> & {gates?: Record<string, boolean>} = {}): Set<string> {
+function served(runtimeConfig: Record<string, string>, more: Partial<Omit<ApiEnablementOptions, 'gates'>> & {gates?: Record<string, boolean>} = {}): Set<string> {
   const emulationVersion = more.emulationVersion ?? v(36);
   const result = enabledResources(builtinResources(), {
     binaryVersion: v(36),
