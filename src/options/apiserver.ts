@@ -162,21 +162,21 @@ export const apiserverOptions: OptionTable = [
     name: 'aggregator-reject-forwarding-redirect', type: 'bool', seedType: 'bool', seedDefault: 'true',
     default: 'true',
     help: 'Stop the aggregator from relaying redirects from extension servers to clients.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'enable-aggregator-routing', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Send aggregated requests to endpoint addresses instead of the service cluster address.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'proxy-client-cert-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Client certificate this server presents when proxying to extension servers or calling webhooks.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'proxy-client-key-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Private key for the proxy client certificate.', section: SERVING, implemented: false,
+    help: 'Private key for the proxy client certificate.', section: SERVING, implemented: true,
   },
   {
     name: 'egress-selector-config-file', type: 'string', seedType: 'string', seedDefault: 'none',

@@ -53,6 +53,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
+  'aggregator-reject-forwarding-redirect', 'enable-aggregator-routing', 'proxy-client-cert-file', 'proxy-client-key-file',
   'feature-gates', 'runtime-config', 'emulated-version', 'runtime-config-emulation-forward-compatible', 'min-compatibility-version',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
@@ -158,6 +159,13 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     encryptionProviderConfig: str(values['encryption-provider-config']),
     audit: auditConfig(values),
     ...compatibilityConfig(values),
+    aggregator: {
+      routing: values['enable-aggregator-routing'] === true,
+      rejectForwardingRedirect: values['aggregator-reject-forwarding-redirect'] !== false,
+      proxyClientCertFile: str(values['proxy-client-cert-file']),
+      proxyClientKeyFile: str(values['proxy-client-key-file']),
+      egressSelectorConfigFile: str(values['egress-selector-config-file']),
+    },
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),

@@ -86,6 +86,9 @@ import type {VersionInfo} from '../../lib/version.js';
 import type {FeatureGates} from '../../api/feature-gates.js';
 import type {EffectiveVersion} from '../../api/effective-version.js';
 import {servedBuiltins} from './rest/served-apis.js';
+import {createAggregator, type AggregatorConfig} from './aggregator/setup.js';
+import type {Aggregator} from './aggregator/aggregator.js';
+import {serveAggregated} from './aggregator/handler.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -170,6 +173,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   featureGates?: FeatureGates;
   /** --emulated-version and --min-compatibility-version (binary 1.36 and its defaults when absent). */
   effectiveVersion?: EffectiveVersion;
+  /** The aggregator options: routing, redirects, the proxy client certificate, the egress selector. */
+  aggregator?: AggregatorConfig;
   /** --runtime-config and the emulation forward-compatibility options (rest/served-apis.ts). */
   apis?: {runtimeConfig: Record<string, string>; emulationForwardCompatible: boolean; runtimeConfigEmulationForwardCompatible: boolean};
   /** Where the admin orchconfig is written. */
@@ -213,6 +218,7 @@ export class ApiServer {
   private readonly createdAt = Date.now();
   /** The built-in resources --runtime-config, the gates and the emulation version leave served. */
   private servedResources: ResourceInfo[] = [];
+  private aggregator?: Aggregator;
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -331,6 +337,10 @@ export class ApiServer {
       rulesFor: (user, namespace) => rulesFor(this.authorizationModesInEffect(), this.rbac?.index, user, namespace),
       tokens: this.tokenServices,
     });
+
+    // APIServices with a service are proxied to extension servers (aggregator/).
+    this.aggregator = await createAggregator(c.aggregator ?? {routing: false, rejectForwardingRedirect: true}, store, c.keyPrefix, (message, error) => log.v(2).info(message, 'err', error));
+    this.aggregator.start();
 
     // The admission chain from the options: a bad configuration stops the start before anything listens.
     this.admission = await this.admissionChain(this.api);
@@ -495,8 +505,8 @@ export class ApiServer {
       // After the bootstrap controller has made orch-system.
       await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems, this.requestHeaderInfo));
     });
-    // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
-    // complete at once so the check names stay those of the seed.
+    // The aggregator (aggregator/) starts with the API handler; its start steps complete at once,
+    // so the check names stay those of the seed.
     // The built-in group versions are registered as local APIServices (upstream's autoregister).
     hooks.add('orch-apiserver-autoregistration', async () => {
       const created = await retry(() => registerLocalApiServices(store, keyPrefix, this.servedResources));
@@ -633,6 +643,7 @@ export class ApiServer {
           onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
         });
       }
+      if (this.aggregator && (await serveAggregated(this.aggregator, api.registry, req, res, ctx))) return;
       const handled = await api(req, res, ctx);
       // A path no handler serves gets Go's plain http.NotFound, as upstream's final not-found handler.
       if (!handled && !res.headersSent) writePlainNotFound(res);
@@ -715,6 +726,7 @@ export class ApiServer {
     }
     this.api?.closeWatches();
     this.api?.stop();
+    await this.aggregator?.stop();
     this.rbac?.stop();
     this.nodeGraph?.stop();
     this.stopAuthorization?.();

@@ -1,0 +1,169 @@
+/**
+ * The aggregator with a real extension API server: a tiny HTTPS server on 127.0.0.1 that checks the
+ * proxy client certificate (signed by the front-proxy CA) and the X-Remote-* headers, serves
+ * discovery and a resource, and is registered with an APIService + Service + Endpoints. kubectl
+ * reaches it (api-resources, get); the availability controller keeps the Available condition;
+ * a redirect from the extension is not forwarded; a wrong CA bundle fails the discovery check.
+ */
+import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {createServer, type Server} from 'node:https';
+import type {IncomingHttpHeaders} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import type {TLSSocket} from 'node:tls';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {names} from '../../src/api/names.js';
+import {generateCa, generateClientCertificate, generateServingCertificate, type KeyPairPem} from '../../src/daemons/shared/pki/certificates.js';
+import {kubectl, sleep, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
+
+const GROUP = 'wardle.example.com';
+const NS = 'wardle-system';
+
+interface Seen {
+  path: string;
+  headers: IncomingHttpHeaders;
+  clientCn?: string;
+  authorized: boolean;
+}
+
+/** The extension: refuses callers without a front-proxy client certificate, as an extension server configured with the requestheader CA does. */
+async function startExtension(serving: KeyPairPem, frontProxyCa: KeyPairPem, seen: Seen[]): Promise<Server> {
+  const server = createServer({cert: serving.certPem, key: serving.keyPem, ca: frontProxyCa.certPem, requestCert: true, rejectUnauthorized: false}, (req, res) => {
+    const socket = req.socket as TLSSocket;
+    const cn = socket.getPeerCertificate()?.subject?.CN;
+    const entry: Seen = {path: req.url ?? '', headers: req.headers, clientCn: Array.isArray(cn) ? cn[0] : cn, authorized: socket.authorized};
+    seen.push(entry);
+    const json = (code: number, body: unknown) => {
+      res.writeHead(code, {'Content-Type': 'application/json'});
+      res.end(JSON.stringify(body));
+    };
+    if (!entry.authorized || !req.headers['x-remote-user']) return json(401, {kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 401, reason: 'Unauthorized'});
+    const base = `/apis/${GROUP}/v1alpha1`;
+    const url = (req.url ?? '').split('?')[0];
+    if (url === base) {
+      return json(200, {kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${GROUP}/v1alpha1`, resources: [
+        {name: 'flunders', singularName: 'flunder', namespaced: true, kind: 'Flunder', verbs: ['get', 'list']},
+      ]});
+    }
+    if (url === `${base}/namespaces/default/flunders`) {
+      return json(200, {kind: 'FlunderList', apiVersion: `${GROUP}/v1alpha1`, metadata: {resourceVersion: '1'}, items: [
+        {kind: 'Flunder', apiVersion: `${GROUP}/v1alpha1`, metadata: {name: 'my-flunder', namespace: 'default', creationTimestamp: '2025-01-01T00:00:00Z'}},
+      ]});
+    }
+    if (url === `${base}/namespaces/default/flunders/moved`) {
+      res.writeHead(302, {Location: 'https://elsewhere.example.com/'});
+      return res.end();
+    }
+    json(404, {kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 404, reason: 'NotFound'});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+describe('aggregator', () => {
+  let dir: string;
+  let api: InProcessServer;
+  let extension: Server;
+  let extensionCa: KeyPairPem;
+  const seen: Seen[] = [];
+  const k = (...args: string[]) => kubectl(api.orchconfigPath, args);
+  const apply = (object: unknown) => kubectl(api.orchconfigPath, ['apply', '-f', '-'], {input: JSON.stringify(object)});
+  const available = async (name: string) => {
+    const r = await k('get', 'apiservice', name, '-o', 'json');
+    return (JSON.parse(r.stdout).status?.conditions ?? []).find((c: {type: string}) => c.type === 'Available');
+  };
+  const waitFor = async (name: string, status: string) => {
+    for (let i = 0; i < 100; i++) {
+      const c = await available(name);
+      if (c?.status === status) return c;
+      await sleep(100);
+    }
+    throw new Error(`${name} never became Available=${status}: ${JSON.stringify(await available(name))}`);
+  };
+  const apiService = (name: string, version: string, service: Record<string, unknown>, caBundle?: string) => ({
+    apiVersion: `${names().groups.apiregistration}/v1`, kind: 'APIService', metadata: {name},
+    spec: {group: GROUP, version, service, ...(caBundle ? {caBundle} : {}), groupPriorityMinimum: 1000, versionPriority: 15},
+  });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'orch-aggregator-'));
+    const frontProxyCa = await generateCa({commonName: 'front-proxy-ca'});
+    const proxyClient = await generateClientCertificate(frontProxyCa, {user: 'front-proxy-client'});
+    writeFileSync(join(dir, 'proxy-client.crt'), proxyClient.certPem);
+    writeFileSync(join(dir, 'proxy-client.key'), proxyClient.keyPem);
+    extensionCa = await generateCa({commonName: 'wardle-ca'});
+    const serving = await generateServingCertificate(extensionCa, {hosts: [`wardle.${NS}.svc`], ips: []});
+    extension = await startExtension(serving, frontProxyCa, seen);
+    api = await startApiServer({
+      engine: 'sqlite',
+      config: {
+        aggregator: {
+          routing: true, rejectForwardingRedirect: true, availabilityIntervalMs: 200,
+          proxyClientCertFile: join(dir, 'proxy-client.crt'), proxyClientKeyFile: join(dir, 'proxy-client.key'),
+        },
+      },
+    });
+    const port = (extension.address() as AddressInfo).port;
+    expect((await k('create', 'namespace', NS)).code).toBe(0);
+    expect((await apply({apiVersion: 'v1', kind: 'Service', metadata: {name: 'wardle', namespace: NS}, spec: {ports: [{port: 443, targetPort: port}]}})).code).toBe(0);
+    expect((await apply({apiVersion: 'v1', kind: 'Endpoints', metadata: {name: 'wardle', namespace: NS}, subsets: [{addresses: [{ip: '127.0.0.1'}], ports: [{port}]}]})).code).toBe(0);
+    const r = await apply(apiService(`v1alpha1.${GROUP}`, 'v1alpha1', {namespace: NS, name: 'wardle', port: 443}, Buffer.from(extensionCa.certPem).toString('base64')));
+    expect(r.stderr).toBe('');
+  }, 60_000);
+
+  afterAll(async () => {
+    await api?.stop();
+    await new Promise((resolve) => extension?.close(resolve));
+    if (dir) rmSync(dir, {recursive: true, force: true});
+  });
+
+  it('marks the APIService available after a discovery check of its service', async () => {
+    const c = await waitFor(`v1alpha1.${GROUP}`, 'True');
+    expect(c).toMatchObject({reason: 'Passed', message: 'all checks passed'});
+    const table = await k('get', 'apiservices', `v1alpha1.${GROUP}`);
+    expect(table.stdout).toMatch(new RegExp(`v1alpha1\\.wardle\\.example\\.com\\s+${NS}/wardle\\s+True`));
+  });
+
+  it('lists the extension\'s group and resources in discovery (kubectl api-resources)', async () => {
+    const groups = JSON.parse((await k('get', '--raw', '/apis')).stdout) as {groups: {name: string; preferredVersion: {version: string}}[]};
+    expect(groups.groups.find((g) => g.name === GROUP)?.preferredVersion.version).toBe('v1alpha1');
+    const r = await k('api-resources', `--api-group=${GROUP}`, '--no-headers');
+    expect(r.stdout).toMatch(/^flunders\s+wardle\.example\.com\/v1alpha1\s+true\s+Flunder/m);
+  });
+
+  it('proxies kubectl get with the proxy client certificate and the user as X-Remote-* headers', async () => {
+    seen.length = 0;
+    const r = await k('get', 'flunders', '-n', 'default');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('my-flunder');
+    const request = seen.find((s) => s.path.startsWith(`/apis/${GROUP}/v1alpha1/namespaces/default/flunders`));
+    expect(request).toBeDefined();
+    expect(request!.authorized).toBe(true);
+    expect(request!.clientCn).toBe('front-proxy-client');
+    expect(request!.headers['x-remote-user']).toBe('orch-admin');
+    expect(String(request!.headers['x-remote-group'])).toContain('system:masters');
+    expect(request!.headers.authorization).toBeUndefined();
+  });
+
+  it('does not forward a redirect from the extension (--aggregator-reject-forwarding-redirect)', async () => {
+    const r = await k('get', '--raw', `/apis/${GROUP}/v1alpha1/namespaces/default/flunders/moved`);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('the backend attempted to redirect this request, which is not permitted');
+  });
+
+  it('reports a missing service and a wrong CA bundle in the condition, and answers 503 while unavailable', async () => {
+    expect((await apply(apiService(`v1beta1.${GROUP}`, 'v1beta1', {namespace: NS, name: 'nobody', port: 443}))).code).toBe(0);
+    expect(await waitFor(`v1beta1.${GROUP}`, 'False')).toMatchObject({reason: 'ServiceNotFound', message: `service/nobody in "${NS}" is not present`});
+    const r = await k('get', '--raw', `/apis/${GROUP}/v1beta1`);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/service unavailable|ServiceUnavailable|503/);
+
+    const otherCa = await generateCa({commonName: 'someone-else'});
+    expect((await apply(apiService(`v1beta1.${GROUP}`, 'v1beta1', {namespace: NS, name: 'wardle', port: 443}, Buffer.from(otherCa.certPem).toString('base64')))).code).toBe(0);
+    const failed = await waitFor(`v1beta1.${GROUP}`, 'False').then(async (c) => (c.reason === 'FailedDiscoveryCheck' ? c : (await sleep(500), available(`v1beta1.${GROUP}`))));
+    expect(failed.reason).toBe('FailedDiscoveryCheck');
+    expect(failed.message).toContain(`failing or missing response from https://127.0.0.1:`);
+    expect((await k('delete', 'apiservice', `v1beta1.${GROUP}`)).code).toBe(0);
+  });
+});
