@@ -180,7 +180,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'egress-selector-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Path of the egress selector configuration.', section: SERVING, implemented: false,
+    help: 'Path of the egress selector configuration.', section: SERVING, implemented: true,
   },
   {
     // The name and purpose (peers dial it) make this an IP address, unlike the free-form addresses above.

@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {createServer, type Server} from 'node:https';
 import type {IncomingHttpHeaders} from 'node:http';
-import type {AddressInfo} from 'node:net';
+import {connect as netConnect, createServer as createNetServer, type AddressInfo, type Server as NetServer} from 'node:net';
 import type {TLSSocket} from 'node:tls';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -114,6 +114,7 @@ describe('aggregator', () => {
 
   afterAll(async () => {
     await api?.stop();
+    extension?.closeAllConnections();
     await new Promise((resolve) => extension?.close(resolve));
     if (dir) rmSync(dir, {recursive: true, force: true});
   });
@@ -165,5 +166,114 @@ describe('aggregator', () => {
     expect(failed.reason).toBe('FailedDiscoveryCheck');
     expect(failed.message).toContain(`failing or missing response from https://127.0.0.1:`);
     expect((await k('delete', 'apiservice', `v1beta1.${GROUP}`)).code).toBe(0);
+  });
+});
+
+/** A konnectivity-style HTTP CONNECT proxy on a unix socket; it records the authorities it tunnels to. */
+function startConnectProxy(path: string, tunnels: string[]): Promise<NetServer> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createNetServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      client.off('data', onData);
+      const [method, authority] = head.subarray(0, head.indexOf('\r\n')).toString().split(' ');
+      if (method !== 'CONNECT' || !authority) return void client.end('HTTP/1.1 405 Method Not Allowed\r\n\r\n');
+      tunnels.push(authority);
+      const at = authority.lastIndexOf(':');
+      const upstream = netConnect({host: authority.slice(0, at), port: Number(authority.slice(at + 1))}, () => {
+        sockets.add(upstream);
+        upstream.on('close', () => sockets.delete(upstream));
+        client.write('HTTP/1.1 200 Connection established\r\n\r\n');
+        const rest = head.subarray(end + 4);
+        if (rest.length) upstream.write(rest);
+        client.pipe(upstream).pipe(client);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    };
+    client.on('data', onData);
+  });
+  // Closing the proxy ends the tunnels it holds.
+  const close = server.close.bind(server);
+  server.close = (cb) => {
+    for (const socket of sockets) socket.destroy();
+    return close(cb);
+  };
+  return new Promise((resolve) => server.listen(path, () => resolve(server)));
+}
+
+describe('aggregator through the egress selector (HTTPConnect over a unix socket)', () => {
+  let dir: string;
+  let api: InProcessServer;
+  let extension: Server;
+  let proxy: NetServer;
+  const tunnels: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'orch-egress-'));
+    const frontProxyCa = await generateCa({commonName: 'front-proxy-ca'});
+    const proxyClient = await generateClientCertificate(frontProxyCa, {user: 'front-proxy-client'});
+    writeFileSync(join(dir, 'proxy-client.crt'), proxyClient.certPem);
+    writeFileSync(join(dir, 'proxy-client.key'), proxyClient.keyPem);
+    const extensionCa = await generateCa({commonName: 'wardle-ca'});
+    extension = await startExtension(await generateServingCertificate(extensionCa, {hosts: [`wardle.${NS}.svc`], ips: []}), frontProxyCa, []);
+    proxy = await startConnectProxy(join(dir, 'konnectivity.sock'), tunnels);
+    writeFileSync(join(dir, 'egress.yaml'), [
+      `apiVersion: apiserver.${names().domain}/v1beta1`,
+      'kind: EgressSelectorConfiguration',
+      'egressSelections:',
+      '- name: cluster',
+      '  connection:',
+      '    proxyProtocol: HTTPConnect',
+      '    transport:',
+      `      uds: {udsName: ${join(dir, 'konnectivity.sock')}}`,
+      '- name: controlplane',
+      '  connection: {proxyProtocol: Direct}',
+      '- name: etcd',
+      '  connection: {proxyProtocol: Direct}',
+      '',
+    ].join('\n'));
+    api = await startApiServer({
+      engine: 'sqlite',
+      config: {
+        aggregator: {
+          routing: true, rejectForwardingRedirect: true, availabilityIntervalMs: 200, egressSelectorConfigFile: join(dir, 'egress.yaml'),
+          proxyClientCertFile: join(dir, 'proxy-client.crt'), proxyClientKeyFile: join(dir, 'proxy-client.key'),
+        },
+      },
+    });
+    const port = (extension.address() as AddressInfo).port;
+    const apply = (object: unknown) => kubectl(api.orchconfigPath, ['apply', '-f', '-'], {input: JSON.stringify(object)});
+    await kubectl(api.orchconfigPath, ['create', 'namespace', NS]);
+    await apply({apiVersion: 'v1', kind: 'Service', metadata: {name: 'wardle', namespace: NS}, spec: {ports: [{port: 443, targetPort: port}]}});
+    await apply({apiVersion: 'v1', kind: 'Endpoints', metadata: {name: 'wardle', namespace: NS}, subsets: [{addresses: [{ip: '127.0.0.1'}], ports: [{port}]}]});
+    await apply({
+      apiVersion: `${names().groups.apiregistration}/v1`, kind: 'APIService', metadata: {name: `v1alpha1.${GROUP}`},
+      spec: {group: GROUP, version: 'v1alpha1', service: {namespace: NS, name: 'wardle', port: 443}, caBundle: Buffer.from(extensionCa.certPem).toString('base64'), groupPriorityMinimum: 1000, versionPriority: 15},
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await api?.stop();
+    await new Promise((resolve) => proxy?.close(resolve));
+    extension?.closeAllConnections();
+    await new Promise((resolve) => extension?.close(resolve));
+    if (dir) rmSync(dir, {recursive: true, force: true});
+  });
+
+  it('checks and proxies through CONNECT tunnels to the endpoint', async () => {
+    let r = await kubectl(api.orchconfigPath, ['get', 'flunders', '-n', 'default']);
+    for (let i = 0; i < 50 && r.code !== 0; i++) {
+      await sleep(100);
+      r = await kubectl(api.orchconfigPath, ['get', 'flunders', '-n', 'default']);
+    }
+    expect(r.stdout).toContain('my-flunder');
+    const port = (extension.address() as AddressInfo).port;
+    expect(tunnels).toContain(`127.0.0.1:${port}`);
   });
 });

@@ -53,7 +53,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
-  'aggregator-reject-forwarding-redirect', 'enable-aggregator-routing', 'proxy-client-cert-file', 'proxy-client-key-file',
+  'aggregator-reject-forwarding-redirect', 'enable-aggregator-routing', 'proxy-client-cert-file', 'proxy-client-key-file', 'egress-selector-config-file',
   'feature-gates', 'runtime-config', 'emulated-version', 'runtime-config-emulation-forward-compatible', 'min-compatibility-version',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
