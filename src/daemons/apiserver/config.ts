@@ -40,7 +40,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
-  'encryption-provider-config',
+  'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'storage-media-type', 'storage-backend',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
   // Read by the DefaultTolerationSeconds admission plugin through the admission server options.
   'default-not-ready-toleration-seconds', 'default-unreachable-toleration-seconds',
@@ -55,6 +55,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
   'aggregator-reject-forwarding-redirect', 'enable-aggregator-routing', 'proxy-client-cert-file', 'proxy-client-key-file', 'egress-selector-config-file',
   'feature-gates', 'runtime-config', 'emulated-version', 'runtime-config-emulation-forward-compatible', 'min-compatibility-version',
+  'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
+  'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
@@ -86,6 +88,8 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
       watchCache: values['watch-cache'] !== false,
       watchCacheSizes: list(values['watch-cache-sizes']),
       compactionIntervalMs: ms(values['kvstore-compaction-interval'], 300_000),
+      mediaType: str(values['storage-media-type']),
+      backend: str(values['storage-backend']),
     },
     anonymousAuth: values['anonymous-auth'] !== false,
     anonymousAuthSet: explicit?.has('anonymous-auth') ?? false,
@@ -157,6 +161,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
+    encryptionProviderConfigAutomaticReload: values['encryption-provider-config-automatic-reload'] === true,
     audit: auditConfig(values),
     ...compatibilityConfig(values),
     aggregator: {
@@ -169,6 +174,21 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
+    corsAllowedOrigins: list(values['cors-allowed-origins']),
+    agentTimeoutMs: ms(values['agent-timeout'], 5000),
+    allowPrivileged: values['allow-privileged'] === true,
+    deleteCollectionWorkers: num(values['delete-collection-workers'], 1),
+    enableGarbageCollector: values['enable-garbage-collector'] !== false,
+    externalHostname: str(values['external-hostname']),
+    permitPortSharing: values['permit-port-sharing'] === true,
+    maxConnectionBytesPerSec: num(values['max-connection-bytes-per-sec'], 0),
+    leaseReuseDurationSeconds: num(values['lease-reuse-duration-seconds'], 60),
+    debug: {
+      profiling: values['profiling'] !== false,
+      contentionProfiling: values['contention-profiling'] === true,
+      socketPath: str(values['debug-socket-path']),
+      logsHandler: values['enable-logs-handler'] === true,
+    },
   };
 }
 

@@ -16,12 +16,10 @@ import type {RegistryStore} from './registry-store.js';
 import {stringAt, valueAt} from './objects.js';
 import type {ApiRequest, ApiResponse} from './types.js';
 import {sendContinue} from '../../shared/serving/http1-requests.js';
+import type {AgentTls} from '../pod-logs.js';
 
-export interface AgentTls {
-  ca?: string;
-  cert?: string;
-  key?: string;
-}
+/** The API server's credentials and --agent-timeout for the agents (one type for every agent call). */
+export type {AgentTls} from '../pod-logs.js';
 
 export interface ProxyDeps {
   nodes: RegistryStore;
@@ -136,7 +134,7 @@ export interface ForwardOptions {
   rejectRedirects?: boolean;
   /** Opens the connection (an egress tunnel) instead of dialing the target directly. */
   createConnection?: () => import('node:net').Socket;
-  /** Idle timeout; 0 for none (watches through the aggregator). Default 30s. */
+  /** The wait for response headers; 0 for none. Default: the agent TLS's, else 30s. */
   timeoutMs?: number;
 }
 
@@ -155,6 +153,8 @@ export function forward(req: ApiRequest, res: ApiResponse, target: Target, path:
   const url = `${target.scheme}://${host}:${target.port}${path}`;
   return new Promise((resolve) => {
     const onReply = (reply: IncomingMessage) => {
+      // The timeout bounds the wait for response headers (Go's ResponseHeaderTimeout), not a quiet stream.
+      upstream.setTimeout(0);
       const code = reply.statusCode ?? 502;
       if (more.rejectRedirects && code >= 300 && code <= 399 && reply.headers.location) {
         reply.resume();
@@ -179,11 +179,12 @@ export function forward(req: ApiRequest, res: ApiResponse, target: Target, path:
         resolve();
       });
     };
-    const options = {method: req.method ?? 'GET', headers, timeout: more.timeoutMs ?? 30_000, ...(more.createConnection ? {createConnection: more.createConnection, agent: false as const} : {})};
+    const timeout = more.timeoutMs ?? tls?.timeoutMs ?? 30_000;
+    const options = {method: req.method ?? 'GET', headers, timeout, ...(more.createConnection ? {createConnection: more.createConnection, agent: false as const} : {})};
     const upstream = target.scheme === 'https'
       ? httpsRequest(url, more.tls ? {...options, ...more.tls} : {...options, ca: tls?.ca, cert: tls?.cert, key: tls?.key, rejectUnauthorized: Boolean(tls?.ca)}, onReply)
       : httpRequest(url, options, onReply);
-    if ((more.timeoutMs ?? 30_000) > 0) upstream.on('timeout', () => upstream.destroy(new Error('timeout awaiting response headers')));
+    if (timeout > 0) upstream.on('timeout', () => upstream.destroy(new Error('timeout awaiting response headers')));
     upstream.on('error', (error) => {
       if (!res.headersSent) {
         const status = failureStatus(503, 'ServiceUnavailable', `error trying to reach service: ${error.message}`, {});
