@@ -61,11 +61,39 @@ async function startExtension(serving: KeyPairPem, frontProxyCa: KeyPairPem, see
   return server;
 }
 
+/** The front-proxy credentials (files for the server's options) and a running extension with its CA. */
+async function setUpExtension(dir: string, seen: Seen[]): Promise<{extension: Server; extensionCa: KeyPairPem; certFile: string; keyFile: string}> {
+  const frontProxyCa = await generateCa({commonName: 'front-proxy-ca'});
+  const proxyClient = await generateClientCertificate(frontProxyCa, {user: 'front-proxy-client'});
+  const [certFile, keyFile] = [join(dir, 'proxy-client.crt'), join(dir, 'proxy-client.key')];
+  writeFileSync(certFile, proxyClient.certPem);
+  writeFileSync(keyFile, proxyClient.keyPem);
+  const extensionCa = await generateCa({commonName: 'wardle-ca'});
+  const extension = await startExtension(await generateServingCertificate(extensionCa, {hosts: [`wardle.${NS}.svc`], ips: []}), frontProxyCa, seen);
+  return {extension, extensionCa, certFile, keyFile};
+}
+
+function apiServiceObject(name: string, version: string, service: Record<string, unknown>, caBundle?: string): Record<string, unknown> {
+  return {
+    apiVersion: `${names().groups.apiregistration}/v1`, kind: 'APIService', metadata: {name},
+    spec: {group: GROUP, version, service, ...(caBundle ? {caBundle} : {}), groupPriorityMinimum: 1000, versionPriority: 15},
+  };
+}
+
+/** The extension registered as upstream's docs say: a namespace, a Service, its Endpoints and the APIService. */
+async function registerExtension(api: InProcessServer, extension: Server, extensionCa: KeyPairPem): Promise<void> {
+  const port = (extension.address() as AddressInfo).port;
+  const apply = async (object: unknown) => expect((await kubectl(api.orchconfigPath, ['apply', '-f', '-'], {input: JSON.stringify(object)})).stderr).toBe('');
+  expect((await kubectl(api.orchconfigPath, ['create', 'namespace', NS])).code).toBe(0);
+  await apply({apiVersion: 'v1', kind: 'Service', metadata: {name: 'wardle', namespace: NS}, spec: {ports: [{port: 443, targetPort: port}]}});
+  await apply({apiVersion: 'v1', kind: 'Endpoints', metadata: {name: 'wardle', namespace: NS}, subsets: [{addresses: [{ip: '127.0.0.1'}], ports: [{port}]}]});
+  await apply(apiServiceObject(`v1alpha1.${GROUP}`, 'v1alpha1', {namespace: NS, name: 'wardle', port: 443}, Buffer.from(extensionCa.certPem).toString('base64')));
+}
+
 describe('aggregator', () => {
   let dir: string;
   let api: InProcessServer;
   let extension: Server;
-  let extensionCa: KeyPairPem;
   const seen: Seen[] = [];
   const k = (...args: string[]) => kubectl(api.orchconfigPath, args);
   const apply = (object: unknown) => kubectl(api.orchconfigPath, ['apply', '-f', '-'], {input: JSON.stringify(object)});
@@ -81,35 +109,17 @@ describe('aggregator', () => {
     }
     throw new Error(`${name} never became Available=${status}: ${JSON.stringify(await available(name))}`);
   };
-  const apiService = (name: string, version: string, service: Record<string, unknown>, caBundle?: string) => ({
-    apiVersion: `${names().groups.apiregistration}/v1`, kind: 'APIService', metadata: {name},
-    spec: {group: GROUP, version, service, ...(caBundle ? {caBundle} : {}), groupPriorityMinimum: 1000, versionPriority: 15},
-  });
+  const apiService = apiServiceObject;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-aggregator-'));
-    const frontProxyCa = await generateCa({commonName: 'front-proxy-ca'});
-    const proxyClient = await generateClientCertificate(frontProxyCa, {user: 'front-proxy-client'});
-    writeFileSync(join(dir, 'proxy-client.crt'), proxyClient.certPem);
-    writeFileSync(join(dir, 'proxy-client.key'), proxyClient.keyPem);
-    extensionCa = await generateCa({commonName: 'wardle-ca'});
-    const serving = await generateServingCertificate(extensionCa, {hosts: [`wardle.${NS}.svc`], ips: []});
-    extension = await startExtension(serving, frontProxyCa, seen);
+    const setUp = await setUpExtension(dir, seen);
+    extension = setUp.extension;
     api = await startApiServer({
       engine: 'sqlite',
-      config: {
-        aggregator: {
-          routing: true, rejectForwardingRedirect: true, availabilityIntervalMs: 200,
-          proxyClientCertFile: join(dir, 'proxy-client.crt'), proxyClientKeyFile: join(dir, 'proxy-client.key'),
-        },
-      },
+      config: {aggregator: {routing: true, rejectForwardingRedirect: true, availabilityIntervalMs: 200, proxyClientCertFile: setUp.certFile, proxyClientKeyFile: setUp.keyFile}},
     });
-    const port = (extension.address() as AddressInfo).port;
-    expect((await k('create', 'namespace', NS)).code).toBe(0);
-    expect((await apply({apiVersion: 'v1', kind: 'Service', metadata: {name: 'wardle', namespace: NS}, spec: {ports: [{port: 443, targetPort: port}]}})).code).toBe(0);
-    expect((await apply({apiVersion: 'v1', kind: 'Endpoints', metadata: {name: 'wardle', namespace: NS}, subsets: [{addresses: [{ip: '127.0.0.1'}], ports: [{port}]}]})).code).toBe(0);
-    const r = await apply(apiService(`v1alpha1.${GROUP}`, 'v1alpha1', {namespace: NS, name: 'wardle', port: 443}, Buffer.from(extensionCa.certPem).toString('base64')));
-    expect(r.stderr).toBe('');
+    await registerExtension(api, extension, setUp.extensionCa);
   }, 60_000);
 
   afterAll(async () => {
@@ -216,12 +226,8 @@ describe('aggregator through the egress selector (HTTPConnect over a unix socket
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'orch-egress-'));
-    const frontProxyCa = await generateCa({commonName: 'front-proxy-ca'});
-    const proxyClient = await generateClientCertificate(frontProxyCa, {user: 'front-proxy-client'});
-    writeFileSync(join(dir, 'proxy-client.crt'), proxyClient.certPem);
-    writeFileSync(join(dir, 'proxy-client.key'), proxyClient.keyPem);
-    const extensionCa = await generateCa({commonName: 'wardle-ca'});
-    extension = await startExtension(await generateServingCertificate(extensionCa, {hosts: [`wardle.${NS}.svc`], ips: []}), frontProxyCa, []);
+    const setUp = await setUpExtension(dir, []);
+    extension = setUp.extension;
     proxy = await startConnectProxy(join(dir, 'konnectivity.sock'), tunnels);
     writeFileSync(join(dir, 'egress.yaml'), [
       `apiVersion: apiserver.${names().domain}/v1beta1`,
@@ -243,19 +249,11 @@ describe('aggregator through the egress selector (HTTPConnect over a unix socket
       config: {
         aggregator: {
           routing: true, rejectForwardingRedirect: true, availabilityIntervalMs: 200, egressSelectorConfigFile: join(dir, 'egress.yaml'),
-          proxyClientCertFile: join(dir, 'proxy-client.crt'), proxyClientKeyFile: join(dir, 'proxy-client.key'),
+          proxyClientCertFile: setUp.certFile, proxyClientKeyFile: setUp.keyFile,
         },
       },
     });
-    const port = (extension.address() as AddressInfo).port;
-    const apply = (object: unknown) => kubectl(api.orchconfigPath, ['apply', '-f', '-'], {input: JSON.stringify(object)});
-    await kubectl(api.orchconfigPath, ['create', 'namespace', NS]);
-    await apply({apiVersion: 'v1', kind: 'Service', metadata: {name: 'wardle', namespace: NS}, spec: {ports: [{port: 443, targetPort: port}]}});
-    await apply({apiVersion: 'v1', kind: 'Endpoints', metadata: {name: 'wardle', namespace: NS}, subsets: [{addresses: [{ip: '127.0.0.1'}], ports: [{port}]}]});
-    await apply({
-      apiVersion: `${names().groups.apiregistration}/v1`, kind: 'APIService', metadata: {name: `v1alpha1.${GROUP}`},
-      spec: {group: GROUP, version: 'v1alpha1', service: {namespace: NS, name: 'wardle', port: 443}, caBundle: Buffer.from(extensionCa.certPem).toString('base64'), groupPriorityMinimum: 1000, versionPriority: 15},
-    });
+    await registerExtension(api, extension, setUp.extensionCa);
   }, 60_000);
 
   afterAll(async () => {

@@ -8,6 +8,7 @@
 import {isJsonObject, type JsonObject} from '../../../patch/types.js';
 import {resolveServiceEndpoint} from '../rest/service-resolver.js';
 import type {UserInfo} from '../../shared/authentication/user.js';
+import {compareVersionPriority} from '../../../api/api-enablement.js';
 
 export interface ServiceRef {
   namespace: string;
@@ -114,23 +115,11 @@ export function proxyHeaders(incoming: Record<string, string | string[] | undefi
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'authorization', 'host']);
 
-/** Kubernetes' version order inside a group: GA above beta above alpha, higher numbers first. */
-function compareKubeVersions(a: string, b: string): number {
-  const rank = (v: string): number[] => {
-    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
-    if (!m) return [0, 0, 0];
-    return [m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1, Number(m[1]), Number(m[3] ?? 0)];
-  };
-  const [ra, rb] = [rank(a), rank(b)];
-  for (let i = 0; i < 3; i++) if (ra[i] !== rb[i]) return rb[i]! - ra[i]!;
-  return a.localeCompare(b);
-}
-
 /** An aggregated group's APIGroup document: versions by versionPriority, then version order (upstream's apiservice sort). */
 export function aggregatedGroup(group: string, views: readonly ApiServiceView[]): JsonObject | undefined {
   const mine = views.filter((v) => v.group === group && v.service);
   if (mine.length === 0) return undefined;
-  mine.sort((a, b) => b.versionPriority - a.versionPriority || compareKubeVersions(a.version, b.version));
+  mine.sort((a, b) => b.versionPriority - a.versionPriority || compareVersionPriority(a.version, b.version) || a.version.localeCompare(b.version));
   const versions = mine.map((v) => ({groupVersion: `${group}/${v.version}`, version: v.version}));
   return {name: group, versions, preferredVersion: versions[0]!};
 }
