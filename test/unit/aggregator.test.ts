@@ -7,6 +7,11 @@ import {describe, expect, it} from '@jest/globals';
 import {apiServiceForPath, apiServiceView, mergeGroupList, proxyHeaders, resolveTarget} from '../../src/daemons/apiserver/aggregator/apiservices.js';
 import {parseEgressSelector} from '../../src/daemons/apiserver/aggregator/egress.js';
 import {names} from '../../src/api/names.js';
+import {proxyClientCredentials} from '../../src/daemons/apiserver/aggregator/setup.js';
+import {generateCa, generateClientCertificate} from '../../src/daemons/shared/pki/certificates.js';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
 
 const service = {metadata: {name: 'wardle', namespace: 'ns'}, spec: {clusterIP: '10.0.0.7', ports: [{port: 443, targetPort: 8443}]}};
 const endpoints = {subsets: [{addresses: [{ip: '10.1.2.3'}], ports: [{port: 8443}]}]};
@@ -72,5 +77,26 @@ describe('egress selector configuration', () => {
     expect(message).toContain('egressSelections[1].name: Unsupported value: "nodes": supported values: "cluster", "controlplane", "etcd"');
     expect(message).toContain('egressSelections[2].connection.proxyProtocol: Invalid value: "HTTPConnect": orch routes only the cluster selection through a proxy; etcd must be Direct');
     expect(message).toContain('egressSelections[2].connection.transport.tcp.tlsConfig: Required value');
+  });
+});
+
+describe('proxy client credentials', () => {
+  it('needs both files, readable, and a matching pair, naming the options', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-proxy-client-'));
+    try {
+      const ca = await generateCa();
+      const [a, b] = [await generateClientCertificate(ca, {user: 'front-proxy-client'}), await generateClientCertificate(ca, {user: 'other'})];
+      writeFileSync(join(dir, 'a.crt'), a.certPem);
+      writeFileSync(join(dir, 'a.key'), a.keyPem);
+      writeFileSync(join(dir, 'b.key'), b.keyPem);
+      const config = {routing: false, rejectForwardingRedirect: true};
+      expect(await proxyClientCredentials(config)).toBeUndefined();
+      await expect(proxyClientCredentials({...config, proxyClientCertFile: join(dir, 'a.crt')})).rejects.toThrow('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+      await expect(proxyClientCredentials({...config, proxyClientCertFile: join(dir, 'missing.crt'), proxyClientKeyFile: join(dir, 'a.key')})).rejects.toThrow(`--proxy-client-cert-file: cannot read ${join(dir, 'missing.crt')}`);
+      await expect(proxyClientCredentials({...config, proxyClientCertFile: join(dir, 'a.crt'), proxyClientKeyFile: join(dir, 'b.key')})).rejects.toThrow('private key does not match public key');
+      expect(await proxyClientCredentials({...config, proxyClientCertFile: join(dir, 'a.crt'), proxyClientKeyFile: join(dir, 'a.key')})).toEqual({cert: a.certPem, key: a.keyPem});
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
   });
 });
