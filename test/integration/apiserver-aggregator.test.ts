@@ -28,7 +28,7 @@ interface Seen {
 }
 
 /** The extension: refuses callers without a front-proxy client certificate, as an extension server configured with the requestheader CA does. */
-async function startExtension(serving: KeyPairPem, frontProxyCa: KeyPairPem, seen: Seen[]): Promise<Server> {
+async function startExtension(serving: KeyPairPem, frontProxyCa: KeyPairPem, seen: Seen[], host = '127.0.0.1'): Promise<Server> {
   const server = createServer({cert: serving.certPem, key: serving.keyPem, ca: frontProxyCa.certPem, requestCert: true, rejectUnauthorized: false}, (req, res) => {
     const socket = req.socket as TLSSocket;
     const cn = socket.getPeerCertificate()?.subject?.CN;
@@ -57,19 +57,19 @@ async function startExtension(serving: KeyPairPem, frontProxyCa: KeyPairPem, see
     }
     json(404, {kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 404, reason: 'NotFound'});
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return server;
 }
 
 /** The front-proxy credentials (files for the server's options) and a running extension with its CA. */
-async function setUpExtension(dir: string, seen: Seen[]): Promise<{extension: Server; extensionCa: KeyPairPem; certFile: string; keyFile: string}> {
+async function setUpExtension(dir: string, seen: Seen[], host?: string): Promise<{extension: Server; extensionCa: KeyPairPem; certFile: string; keyFile: string}> {
   const frontProxyCa = await generateCa({commonName: 'front-proxy-ca'});
   const proxyClient = await generateClientCertificate(frontProxyCa, {user: 'front-proxy-client'});
   const [certFile, keyFile] = [join(dir, 'proxy-client.crt'), join(dir, 'proxy-client.key')];
   writeFileSync(certFile, proxyClient.certPem);
   writeFileSync(keyFile, proxyClient.keyPem);
   const extensionCa = await generateCa({commonName: 'wardle-ca'});
-  const extension = await startExtension(await generateServingCertificate(extensionCa, {hosts: [`wardle.${NS}.svc`], ips: []}), frontProxyCa, seen);
+  const extension = await startExtension(await generateServingCertificate(extensionCa, {hosts: [`wardle.${NS}.svc`], ips: []}), frontProxyCa, seen, host);
   return {extension, extensionCa, certFile, keyFile};
 }
 
@@ -273,5 +273,49 @@ describe('aggregator through the egress selector (HTTPConnect over a unix socket
     expect(r.stdout).toContain('my-flunder');
     const port = (extension.address() as AddressInfo).port;
     expect(tunnels).toContain(`127.0.0.1:${port}`);
+  });
+});
+
+describe('aggregator without --enable-aggregator-routing (the service\'s cluster IP)', () => {
+  // orch runs no kube-proxy: the cluster IP and service port are dialed as they are, so the
+  // extension listens on them itself (a loopback address from the service range here).
+  const CLUSTER_IP = '127.0.100.5';
+  let dir: string;
+  let api: InProcessServer;
+  let extension: Server;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'orch-cluster-ip-'));
+    const setUp = await setUpExtension(dir, [], CLUSTER_IP);
+    extension = setUp.extension;
+    api = await startApiServer({
+      engine: 'sqlite',
+      config: {
+        serviceClusterIpRange: ['127.0.100.0/24'],
+        aggregator: {routing: false, rejectForwardingRedirect: true, availabilityIntervalMs: 200, proxyClientCertFile: setUp.certFile, proxyClientKeyFile: setUp.keyFile},
+      },
+    });
+    const port = (extension.address() as AddressInfo).port;
+    const apply = async (object: unknown) => expect((await kubectl(api.orchconfigPath, ['apply', '-f', '-'], {input: JSON.stringify(object)})).stderr).toBe('');
+    expect((await kubectl(api.orchconfigPath, ['create', 'namespace', NS])).code).toBe(0);
+    // No Endpoints at all: without routing only the service is read.
+    await apply({apiVersion: 'v1', kind: 'Service', metadata: {name: 'wardle', namespace: NS}, spec: {clusterIP: CLUSTER_IP, ports: [{port, targetPort: port}]}});
+    await apply(apiServiceObject(`v1alpha1.${GROUP}`, 'v1alpha1', {namespace: NS, name: 'wardle', port}, Buffer.from(setUp.extensionCa.certPem).toString('base64')));
+  }, 60_000);
+
+  afterAll(async () => {
+    await api?.stop();
+    extension?.closeAllConnections();
+    await new Promise((resolve) => extension?.close(resolve));
+    if (dir) rmSync(dir, {recursive: true, force: true});
+  });
+
+  it('checks and proxies to the cluster IP', async () => {
+    let r = await kubectl(api.orchconfigPath, ['get', 'flunders', '-n', 'default']);
+    for (let i = 0; i < 50 && r.code !== 0; i++) {
+      await sleep(100);
+      r = await kubectl(api.orchconfigPath, ['get', 'flunders', '-n', 'default']);
+    }
+    expect(r.stdout).toContain('my-flunder');
   });
 });
