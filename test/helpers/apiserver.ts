@@ -17,7 +17,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {parse as parseYaml} from 'yaml';
 import {ApiServer, type ApiServerConfig} from '../../src/daemons/apiserver/server.js';
-import {apiServerConfig} from '../../src/daemons/apiserver/config.js';
+import {apiServerConfig, compatibilityConfig} from '../../src/daemons/apiserver/config.js';
 import {versionInfo} from '../../src/lib/version.js';
 import {configureKlog} from '../../src/lib/klog.js';
 import {orchBin, repoRoot} from './run-orch.js';
@@ -268,6 +268,18 @@ export function testConfig(dataDir: string, engine: Engine, etcdEndpoint?: strin
     ...base, ...overrides, storage: {...base.storage, ...overrides.storage},
     admission: {...base.admission, disable: [...TEST_SERVER_DISABLED_ADMISSION], ...overrides.admission},
   };
+}
+
+/**
+ * The beta APIs orch carries (LeaseCandidate, ClusterTrustBundle, MutatingAdmissionPolicy) are off
+ * by default, as upstream: a test that uses them turns them on as a user would, with
+ * --runtime-config=api/beta=true and their feature gates.
+ */
+export function betaApisConfig(): Partial<ApiServerConfig> {
+  return compatibilityConfig({
+    'runtime-config': {'api/beta': 'true'},
+    'feature-gates': {CoordinatedLeaderElection: true, ClusterTrustBundle: true, MutatingAdmissionPolicy: true},
+  });
 }
 
 /**

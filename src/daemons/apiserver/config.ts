@@ -12,6 +12,7 @@ import {names} from '../../api/names.js';
 import type {PortRange} from '../../options/types.js';
 import type {EndpointReconcilerType} from './services/index.js';
 import {FeatureGateError, FeatureGates} from '../../api/feature-gates.js';
+import {effectiveVersion, EffectiveVersionError, versionForComponent, type EffectiveVersion} from '../../api/effective-version.js';
 import {EMULATED_KUBERNETES} from '../../lib/version.js';
 import {UserError} from '../../lib/errors.js';
 
@@ -57,6 +58,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
+  'aggregator-reject-forwarding-redirect', 'enable-aggregator-routing', 'proxy-client-cert-file', 'proxy-client-key-file', 'egress-selector-config-file',
+  'feature-gates', 'runtime-config', 'emulated-version', 'runtime-config-emulation-forward-compatible', 'min-compatibility-version',
   'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
   'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
@@ -167,7 +170,14 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     encryptionProviderConfig: str(values['encryption-provider-config']),
     encryptionProviderConfigAutomaticReload: values['encryption-provider-config-automatic-reload'] === true,
     audit: auditConfig(values),
-    featureGates: featureGatesConfig(values),
+    ...compatibilityConfig(values),
+    aggregator: {
+      routing: values['enable-aggregator-routing'] === true,
+      rejectForwardingRedirect: values['aggregator-reject-forwarding-redirect'] !== false,
+      proxyClientCertFile: str(values['proxy-client-cert-file']),
+      proxyClientKeyFile: str(values['proxy-client-key-file']),
+      egressSelectorConfigFile: str(values['egress-selector-config-file']),
+    },
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
@@ -259,14 +269,51 @@ export function servicesConfig(values: Values): NonNullable<ApiServerConfig['ser
   };
 }
 
-/** --feature-gates, validated at the emulated release (upstream's errors stop the start). */
-export function featureGatesConfig(values: Values): FeatureGates {
+/**
+ * The compatibility options: --emulated-version and --min-compatibility-version (validated as
+ * upstream: n-3..n), --feature-gates resolved at the emulation version, and --runtime-config with
+ * the two emulation forward-compatibility switches, which upstream allows only when emulating an
+ * older release. Every problem is a start error naming the option.
+ */
+export function compatibilityConfig(values: Values): Pick<ApiServerConfig, 'effectiveVersion' | 'featureGates' | 'apis'> {
+  let effective: EffectiveVersion;
   try {
-    return new FeatureGates((values['feature-gates'] as Record<string, boolean> | undefined) ?? {}, {emulationVersion: EMULATED_KUBERNETES});
+    effective = effectiveVersion(
+      EMULATED_KUBERNETES,
+      versionForComponent(list(values['emulated-version']), 'emulated-version'),
+      versionForComponent(list(values['min-compatibility-version']), 'min-compatibility-version'),
+    );
+  } catch (error) {
+    if (error instanceof EffectiveVersionError) throw new UserError(error.message);
+    throw error;
+  }
+  const emulating = effective.emulation.minor !== effective.binary.minor || effective.emulation.major !== effective.binary.major;
+  for (const [option, field] of [['emulation-forward-compatible', 'EmulationForwardCompatible'], ['runtime-config-emulation-forward-compatible', 'RuntimeConfigEmulationForwardCompatible']]) {
+    if (values[option] === true && !emulating) {
+      throw new UserError(`--${option}: ServerRunOptions.${field} cannot be set to true if the emulation version is the same as the binary version`);
+    }
+  }
+  let featureGates: FeatureGates;
+  try {
+    featureGates = new FeatureGates((values['feature-gates'] as Record<string, boolean> | undefined) ?? {}, {emulationVersion: effective.emulation});
   } catch (error) {
     if (error instanceof FeatureGateError) throw new UserError(`invalid argument for --feature-gates: ${error.message}`);
     throw error;
   }
+  return {
+    effectiveVersion: effective,
+    featureGates,
+    apis: {
+      runtimeConfig: (values['runtime-config'] as Record<string, string> | undefined) ?? {},
+      emulationForwardCompatible: values['emulation-forward-compatible'] === true,
+      runtimeConfigEmulationForwardCompatible: values['runtime-config-emulation-forward-compatible'] === true,
+    },
+  };
+}
+
+/** --feature-gates alone, at the emulation version the options give. */
+export function featureGatesConfig(values: Values): FeatureGates {
+  return compatibilityConfig(values).featureGates as FeatureGates;
 }
 
 function isSeedDefaultCertDir(values: Values): boolean {

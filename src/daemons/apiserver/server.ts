@@ -18,7 +18,7 @@ import {Encryption} from './encryption/index.js';
 import type {KmsTimings} from './encryption/kms/provider.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writeError, writePlainNotFound} from './rest/http-io.js';
-import {builtinResources, ResourceRegistry} from '../../api/resources.js';
+import {builtinResources, ResourceRegistry, type ResourceInfo} from '../../api/resources.js';
 import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
 import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
@@ -91,6 +91,11 @@ import type {VersionInfo} from '../../lib/version.js';
 import {startDebugRoutes, type DebugRoutes} from './debug/index.js';
 import {listenOptions} from '../shared/serving/listen-options.js';
 import type {FeatureGates} from '../../api/feature-gates.js';
+import type {EffectiveVersion} from '../../api/effective-version.js';
+import {servedBuiltins} from './rest/served-apis.js';
+import {createAggregator, type AggregatorConfig} from './aggregator/setup.js';
+import type {Aggregator} from './aggregator/aggregator.js';
+import {serveAggregated} from './aggregator/handler.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -182,6 +187,12 @@ export interface ApiServerConfig extends SecureServingOptions {
   version: VersionInfo;
   /** --feature-gates resolved at the emulated release; the defaults when absent. */
   featureGates?: FeatureGates;
+  /** --emulated-version and --min-compatibility-version (binary 1.36 and its defaults when absent). */
+  effectiveVersion?: EffectiveVersion;
+  /** The aggregator options: routing, redirects, the proxy client certificate, the egress selector. */
+  aggregator?: AggregatorConfig;
+  /** --runtime-config and the emulation forward-compatibility options (rest/served-apis.ts). */
+  apis?: {runtimeConfig: Record<string, string>; emulationForwardCompatible: boolean; runtimeConfigEmulationForwardCompatible: boolean};
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
   /** --agent-timeout: connecting to an agent and its response headers (pod-logs.ts AgentTls.timeoutMs). */
@@ -246,6 +257,9 @@ export class ApiServer {
   private issuerDiscovery?: () => Promise<IssuerDiscovery>;
   private tokenServices?: TokenServices;
   private readonly createdAt = Date.now();
+  /** The built-in resources --runtime-config, the gates and the emulation version leave served. */
+  private servedResources: ResourceInfo[] = [];
+  private aggregator?: Aggregator;
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -281,6 +295,9 @@ export class ApiServer {
   async start(): Promise<void> {
     const c = this.config;
     for (const warning of c.featureGates?.warnings ?? []) log.warning(warning);
+    const served = servedBuiltins(c);
+    for (const warning of served.warnings) log.warning(warning);
+    this.servedResources = served.resources;
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
@@ -368,9 +385,9 @@ export class ApiServer {
       keyPrefix: c.keyPrefix,
       // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
       // it joins the registry for discovery only.
-      registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
+      registry: new ResourceRegistry([...this.servedResources, ...metricsResources()]),
       version: {
-        ...reportedVersion(c.version),
+        ...reportedVersion(c.version, c.effectiveVersion),
         gitCommit: '',
         gitTreeState: 'clean',
         buildDate: '',
@@ -388,6 +405,10 @@ export class ApiServer {
       tokens: this.tokenServices,
       allowPrivileged: c.allowPrivileged, deleteCollectionWorkers: c.deleteCollectionWorkers, garbageCollection: c.enableGarbageCollector,
     });
+
+    // APIServices with a service are proxied to extension servers (aggregator/).
+    this.aggregator = await createAggregator(c.aggregator ?? {routing: false, rejectForwardingRedirect: true}, store, c.keyPrefix, (message, error) => log.v(2).info(message, 'err', error));
+    this.aggregator.start();
 
     // The admission chain from the options: a bad configuration stops the start before anything listens.
     this.admission = await this.admissionChain(this.api);
@@ -585,11 +606,11 @@ export class ApiServer {
       // After the bootstrap controller has made orch-system.
       await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems, this.requestHeaderInfo));
     });
-    // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
-    // complete at once so the check names stay those of the seed.
+    // The aggregator (aggregator/) starts with the API handler; its start steps complete at once,
+    // so the check names stay those of the seed.
     // The built-in group versions are registered as local APIServices (upstream's autoregister).
     hooks.add('orch-apiserver-autoregistration', async () => {
-      const created = await retry(() => registerLocalApiServices(store, keyPrefix));
+      const created = await retry(() => registerLocalApiServices(store, keyPrefix, this.servedResources));
       if (created > 0) log.info('Registered the built-in group versions as local APIServices', 'count', created);
     });
     for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'apiservice-openapi-controller']) {
@@ -732,6 +753,7 @@ export class ApiServer {
           onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
         });
       }
+      if (this.aggregator && (await serveAggregated(this.aggregator, api.registry, req, res, ctx))) return;
       const handled = await api(req, res, ctx);
       // A path no handler serves gets Go's plain http.NotFound, as upstream's final not-found handler.
       if (!handled && !res.headersSent) writePlainNotFound(res);
@@ -817,6 +839,7 @@ export class ApiServer {
     await this.endpointReconciler?.stop(true).catch(() => undefined);
     this.api?.closeWatches();
     this.api?.stop();
+    await this.aggregator?.stop();
     this.rbac?.stop();
     this.nodeGraph?.stop();
     this.stopAuthorization?.();
