@@ -280,12 +280,12 @@ export const apiserverOptions: OptionTable = [
     name: 'kvstore-count-metric-poll-period', type: 'duration', seedType: 'duration', seedDefault: '1m0s',
     default: '1m0s',
     help: 'How often object counts per resource are refreshed for metrics; 0 turns the metric off.',
-    section: STORAGE, implemented: false,
+    section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-db-metric-poll-interval', type: 'duration', seedType: 'duration', seedDefault: '30s',
     default: '30s',
-    help: 'How often the store size metric is refreshed; 0 turns it off.', section: STORAGE, implemented: false,
+    help: 'How often the store size metric is refreshed; 0 turns it off.', section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-healthcheck-timeout', type: 'duration', seedType: 'duration', seedDefault: '2s', default: '2s',
@@ -400,20 +400,20 @@ export const apiserverOptions: OptionTable = [
     name: 'allow-metric-labels', type: 'stringToString', seedType: 'stringToString', seedDefault: '[]',
     repeatable: true,
     help: 'Restrict the values a metric label may take, as <metric>,<label>=<value>,<value>.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'allow-metric-labels-manifest', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'File holding the metric label allow-list.', section: RUNTIME, implemented: false,
+    help: 'File holding the metric label allow-list.', section: RUNTIME, implemented: true,
   },
   {
     name: 'disabled-metrics', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
-    help: 'Fully qualified metric names to stop exporting.', section: RUNTIME, implemented: false,
+    help: 'Fully qualified metric names to stop exporting.', section: RUNTIME, implemented: true,
   },
   {
     name: 'show-hidden-metrics-for-version', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Bring back metrics hidden since this previous <major>.<minor> release.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'log-flush-frequency', type: 'duration', seedType: 'duration', seedDefault: '5s', default: '5s',

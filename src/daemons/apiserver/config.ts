@@ -50,6 +50,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
+  'show-hidden-metrics-for-version', 'disabled-metrics', 'allow-metric-labels', 'allow-metric-labels-manifest',
+  'kvstore-count-metric-poll-period', 'kvstore-db-metric-poll-interval',
 ] as const;
 
 export function apiServerConfig(values: Values, version: VersionInfo, explicit?: ReadonlySet<string>): ApiServerConfig {
@@ -152,6 +154,14 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
     audit: auditConfig(values),
+    metrics: {
+      showHiddenMetricsForVersion: str(values['show-hidden-metrics-for-version']),
+      disabledMetrics: list(values['disabled-metrics']),
+      allowMetricLabels: values['allow-metric-labels'] as Record<string, string> | undefined,
+      allowMetricLabelsManifest: str(values['allow-metric-labels-manifest']),
+    },
+    kvstoreCountMetricPollPeriodMs: ms(values['kvstore-count-metric-poll-period'], 60_000),
+    kvstoreDbMetricPollIntervalMs: ms(values['kvstore-db-metric-poll-interval'], 30_000),
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),

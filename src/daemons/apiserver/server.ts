@@ -84,6 +84,9 @@ import type {RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
+import {createApiServerMetrics, METRICS_PATHS, type ApiServerMetrics} from './metrics/index.js';
+import type {MetricsOptionValues} from '../shared/metrics/index.js';
+import {keyResolver} from './encryption/store.js';
 
 const log = klog('apiserver/server.ts');
 
@@ -153,6 +156,11 @@ export interface ApiServerConfig extends SecureServingOptions {
   encryptionProviderConfig?: string;
   /** The audit options; without a policy file nothing is audited. */
   audit?: AuditConfig;
+  /** The metric options (--show-hidden-metrics-for-version, --disabled-metrics, --allow-metric-labels(-manifest)). */
+  metrics?: MetricsOptionValues;
+  /** --kvstore-count-metric-poll-period and --kvstore-db-metric-poll-interval in ms (0: off). */
+  kvstoreCountMetricPollPeriodMs?: number;
+  kvstoreDbMetricPollIntervalMs?: number;
   /** The admission options (config.ts admissionConfig); without them the default set runs. */
   admission?: {
     enable?: string[];
@@ -188,6 +196,8 @@ export class ApiServer {
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
+  private metrics?: ApiServerMetrics;
+  private stopMetricPolling?: () => void;
   private auditor?: Auditor;
   private admission?: AdmissionChain;
   private sweeper?: {start(): void; stop(): void};
@@ -235,14 +245,17 @@ export class ApiServer {
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
-    const wrapEngine = c.encryptionProviderConfig ? await encryptionWrapper(c.encryptionProviderConfig, c.keyPrefix) : undefined;
+    const encrypt = c.encryptionProviderConfig ? await encryptionWrapper(c.encryptionProviderConfig, c.keyPrefix) : undefined;
+    // Metrics first: a bad metric option stops the start; every engine request is timed (after encryption, as upstream times etcd).
+    const metrics = (this.metrics = await createApiServerMetrics({values: c.metrics ?? {}, inFlight: () => this.inFlight?.inFlight ?? {readOnly: 0, mutating: 0}, resolveKey: keyResolver(c.keyPrefix), health: this.registry}));
+    const wrapEngine = (engine: Store) => metrics.storage.instrument(encrypt ? encrypt(engine) : engine);
     this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
     await this.checkNameSet(store, c.keyPrefix);
 
     // A bad policy stops the start here, before anything listens.
-    if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv));
+    if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv), metrics.audit);
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
     this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey), addressTypes: c.agentPreferredAddressTypes};
@@ -326,6 +339,14 @@ export class ApiServer {
     await this.writeAdminOrchconfig(caPem);
     log.info('Serving securely', 'address', this.url, 'orchconfig', c.orchconfigPath);
 
+    this.stopMetricPolling = metrics.storage.startPolling({
+      resources: () => cachedResources,
+      store,
+      engines: () => (this.storage as Storage).engines,
+      countPeriodMs: c.kvstoreCountMetricPollPeriodMs ?? 60_000,
+      dbSizePeriodMs: c.kvstoreDbMetricPollIntervalMs ?? 30_000,
+      onError: (error) => log.v(2).info('Failed to refresh the storage metrics', 'err', error),
+    });
     this.sweeper = createEventSweeper({store, ttlMs: c.eventTtlMs, keyPrefix: c.keyPrefix});
     this.sweeper.start();
     // Post-start hooks run after the server listens, as upstream; each one's check fails until it is done.
@@ -510,6 +531,7 @@ export class ApiServer {
     const filters: Filter[] = [
       lifecycle.filter,
       this.stats.filter,
+      ...(this.metrics ? [this.metrics.requests.filter] : []),
       cacheControlFilter(),
       ...(c.strictTransportSecurityDirectives?.length ? [hstsFilter(c.strictTransportSecurityDirectives)] : []),
       goawayFilter({chance: c.goawayChance}),
@@ -523,6 +545,7 @@ export class ApiServer {
       // A front proxy's identity headers are believed only as the proxy's; nobody after this sees them.
       const proxy = c.requestHeader ? authenticator.requestHeader : undefined;
       if (proxy) for (const name of Object.keys(req.headers)) if (proxy.isIdentityHeader(name)) delete req.headers[name];
+      this.metrics?.authenticated(outcome.user ? 'success' : outcome.error ? 'error' : 'failure');
       if (!outcome.user) {
         if (outcome.error) log.v(2).info('Unable to authenticate the request', 'err', outcome.error);
         if (auditor) await auditor.failedAuthentication(req, res, attemptedMethods(req));
@@ -546,6 +569,7 @@ export class ApiServer {
       // as upstream's authorization filter, unless another one allowed it.
       const authorize = async (attrs: AuthorizationAttributes) => {
         const result = await authorizer.authorize(attrs);
+        if (attrs.user === user) this.metrics?.authorized(result.decision === 'Allow' ? 'allowed' : result.error ? 'error' : result.decision === 'Deny' ? 'denied' : 'no-opinion');
         // The audit event carries the request's own authorization decision (not access reviews').
         if (attrs.user === user) audit?.recordDecision(result);
         if (result.decision !== 'Allow' && result.error) throw result.error;
@@ -557,6 +581,12 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (health(req, res)) return;
+      }
+      if (METRICS_PATHS.has(path) && this.metrics) {
+        const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return this.metrics.serve(path, res);
       }
       const discovery = this.issuerDiscovery && discoveryDocument(path);
       if (discovery && req.method === 'GET') {
@@ -706,6 +736,7 @@ export class ApiServer {
     this.stopAuthentication?.();
     this.externalSigner?.close();
     this.sweeper?.stop();
+    this.stopMetricPolling?.();
     this.logCheck.stop();
     await this.admission?.close();
     // Buffered audit events are written before the process ends.

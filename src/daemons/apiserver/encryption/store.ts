@@ -149,6 +149,10 @@ export class EncryptingStore implements Store {
     await this.inner.probeWrite?.();
   }
 
+  async dbSizeBytes(): Promise<number> {
+    return (await this.inner.dbSizeBytes?.()) ?? 0;
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }
