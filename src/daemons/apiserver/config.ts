@@ -9,6 +9,9 @@ import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {AuditConfig} from './audit/index.js';
 import {names} from '../../api/names.js';
+import {FeatureGateError, FeatureGates} from '../../api/feature-gates.js';
+import {EMULATED_KUBERNETES} from '../../lib/version.js';
+import {UserError} from '../../lib/errors.js';
 
 type Values = Record<string, unknown>;
 const ms = (v: unknown, fallback = 0): number => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
@@ -162,6 +165,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     },
     kvstoreCountMetricPollPeriodMs: ms(values['kvstore-count-metric-poll-period'], 60_000),
     kvstoreDbMetricPollIntervalMs: ms(values['kvstore-db-metric-poll-interval'], 30_000),
+    featureGates: featureGatesConfig(values),
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
@@ -225,6 +229,16 @@ export function auditConfig(values: Values): AuditConfig {
       truncate: truncate('audit-webhook'),
     },
   };
+}
+
+/** --feature-gates, validated at the emulated release (upstream's errors stop the start). */
+export function featureGatesConfig(values: Values): FeatureGates {
+  try {
+    return new FeatureGates((values['feature-gates'] as Record<string, boolean> | undefined) ?? {}, {emulationVersion: EMULATED_KUBERNETES});
+  } catch (error) {
+    if (error instanceof FeatureGateError) throw new UserError(`invalid argument for --feature-gates: ${error.message}`);
+    throw error;
+  }
 }
 
 function isSeedDefaultCertDir(values: Values): boolean {

@@ -83,6 +83,7 @@ import {connectOptions} from './pod-streams.js';
 import type {RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
+import type {FeatureGates} from '../../api/feature-gates.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 import {createApiServerMetrics, METRICS_PATHS, type ApiServerMetrics} from './metrics/index.js';
 import type {MetricsOptionValues} from '../shared/metrics/index.js';
@@ -171,6 +172,8 @@ export interface ApiServerConfig extends SecureServingOptions {
     serverOptions?: Record<string, unknown>;
   };
   version: VersionInfo;
+  /** --feature-gates resolved at the emulated release; the defaults when absent. */
+  featureGates?: FeatureGates;
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
 }
@@ -237,6 +240,7 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const c = this.config;
+    for (const warning of c.featureGates?.warnings ?? []) log.warning(warning);
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
