@@ -421,12 +421,12 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'log-text-info-buffer-size', type: 'quantity', seedType: 'quantity', seedDefault: '0', default: '0',
-    help: 'Alpha: buffer this much info output when streams are split; 0 writes at once.', section: RUNTIME,
-    implemented: false,
+    help: 'Alpha: buffer this much info output when streams are split; 0 writes at once (needs LoggingAlphaOptions).', section: RUNTIME,
+    implemented: true,
   },
   {
     name: 'log-text-split-stream', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Alpha: write errors to stderr and the rest to stdout.', section: RUNTIME, implemented: false,
+    help: 'Alpha: write info lines to stdout, warnings and errors to stderr (needs LoggingAlphaOptions).', section: RUNTIME, implemented: true,
   },
   {
     name: 'logging-format', type: 'string', seedType: 'string', seedDefault: 'text', default: 'text', enum: ['text'],

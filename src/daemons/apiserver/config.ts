@@ -52,7 +52,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
-  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
+  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size', 'version', 'help',
   'show-hidden-metrics-for-version', 'disabled-metrics', 'allow-metric-labels', 'allow-metric-labels-manifest',
   'kvstore-count-metric-poll-period', 'kvstore-db-metric-poll-interval',
 ] as const;
