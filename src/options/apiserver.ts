@@ -394,7 +394,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'tracing-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Path of the tracing configuration.', section: RUNTIME, implemented: false,
+    help: 'Path of the tracing configuration (TracingConfiguration: OTLP gRPC endpoint, sampling rate per million).', section: RUNTIME, implemented: true,
   },
   {
     name: 'allow-metric-labels', type: 'stringToString', seedType: 'stringToString', seedDefault: '[]',

@@ -54,7 +54,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size', 'version', 'help',
   'show-hidden-metrics-for-version', 'disabled-metrics', 'allow-metric-labels', 'allow-metric-labels-manifest',
-  'kvstore-count-metric-poll-period', 'kvstore-db-metric-poll-interval',
+  'kvstore-count-metric-poll-period', 'kvstore-db-metric-poll-interval', 'tracing-config-file',
 ] as const;
 
 export function apiServerConfig(values: Values, version: VersionInfo, explicit?: ReadonlySet<string>): ApiServerConfig {
@@ -165,6 +165,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     },
     kvstoreCountMetricPollPeriodMs: ms(values['kvstore-count-metric-poll-period'], 60_000),
     kvstoreDbMetricPollIntervalMs: ms(values['kvstore-db-metric-poll-interval'], 30_000),
+    tracingConfigFile: str(values['tracing-config-file']),
     featureGates: featureGatesConfig(values),
     admission: admissionConfig(values),
     version,

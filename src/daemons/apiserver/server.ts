@@ -88,6 +88,8 @@ import {createSecureServer, tlsServingOptions, trackConnections, type SecureServ
 import {createApiServerMetrics, METRICS_PATHS, type ApiServerMetrics} from './metrics/index.js';
 import type {MetricsOptionValues} from '../shared/metrics/index.js';
 import {keyResolver} from './encryption/store.js';
+import type {ApiServerTracing} from './tracing/tracer.js';
+import {requestInfoOf} from './filters/index.js';
 
 const log = klog('apiserver/server.ts');
 
@@ -162,6 +164,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   /** --kvstore-count-metric-poll-period and --kvstore-db-metric-poll-interval in ms (0: off). */
   kvstoreCountMetricPollPeriodMs?: number;
   kvstoreDbMetricPollIntervalMs?: number;
+  /** --tracing-config-file: spans exported over OTLP; without it nothing is traced (and nothing costs). */
+  tracingConfigFile?: string;
   /** The admission options (config.ts admissionConfig); without them the default set runs. */
   admission?: {
     enable?: string[];
@@ -200,6 +204,7 @@ export class ApiServer {
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
   private metrics?: ApiServerMetrics;
+  private tracing?: ApiServerTracing;
   private stopMetricPolling?: () => void;
   private auditor?: Auditor;
   private admission?: AdmissionChain;
@@ -252,7 +257,13 @@ export class ApiServer {
     const encrypt = c.encryptionProviderConfig ? await encryptionWrapper(c.encryptionProviderConfig, c.keyPrefix) : undefined;
     // Metrics first: a bad metric option stops the start; every engine request is timed (after encryption, as upstream times etcd).
     const metrics = (this.metrics = await createApiServerMetrics({values: c.metrics ?? {}, inFlight: () => this.inFlight?.inFlight ?? {readOnly: 0, mutating: 0}, resolveKey: keyResolver(c.keyPrefix), health: this.registry}));
-    const wrapEngine = (engine: Store) => metrics.storage.instrument(encrypt ? encrypt(engine) : engine);
+    // A bad tracing file stops the start too; the tracing code loads only when it is given.
+    const tracing = (this.tracing = c.tracingConfigFile ? await startTracing(c.tracingConfigFile) : undefined);
+    const resolveKey = keyResolver(c.keyPrefix);
+    const wrapEngine = (engine: Store) => {
+      const timed = metrics.storage.instrument(encrypt ? encrypt(engine) : engine);
+      return tracing ? tracing.instrument(timed, resolveKey) : timed;
+    };
     this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
@@ -556,6 +567,8 @@ export class ApiServer {
         return writeStatusObject(res, unauthorizedStatus());
       }
       if (outcome.usedBearerToken) delete req.headers.authorization;
+      // Upstream's WithTracing runs after authentication: the user decides whether the caller's trace is joined.
+      this.tracing?.enterRequest(req, res, requestInfoOf(req), outcome.user.groups);
       // Audit (upstream's WithAudit) sits between authentication and impersonation: the policy sees
       // the authenticated user, the event names the impersonated one separately.
       const audit = auditor ? await auditor.begin(req, res, outcome.user) : undefined;
@@ -745,6 +758,7 @@ export class ApiServer {
     await this.admission?.close();
     // Buffered audit events are written before the process ends.
     await this.auditor?.shutdown();
+    await this.tracing?.shutdown();
     await this.storage?.close();
   }
 
@@ -810,6 +824,12 @@ async function encryptionWrapper(file: string, keyPrefix: string) {
   const config = parseEncryptionConfig(text, `--encryption-provider-config ${file}`);
   const resolve = keyResolver(keyPrefix);
   return (engine: Storage['engines'][number]) => new EncryptingStore(engine, config, resolve);
+}
+
+async function startTracing(file: string): Promise<ApiServerTracing> {
+  const {readTracingConfiguration} = await import('./tracing/config.js');
+  const {ApiServerTracing} = await import('./tracing/tracer.js');
+  return new ApiServerTracing(await readTracingConfiguration(file));
 }
 
 /** What a refused request tried, for its audit event (upstream's getAuthMethods). */
