@@ -52,6 +52,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
+  'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
+  'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size', 'version', 'help',
   'show-hidden-metrics-for-version', 'disabled-metrics', 'allow-metric-labels', 'allow-metric-labels-manifest',
   'kvstore-count-metric-poll-period', 'kvstore-db-metric-poll-interval', 'tracing-config-file',
@@ -170,6 +172,21 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
+    corsAllowedOrigins: list(values['cors-allowed-origins']),
+    agentTimeoutMs: ms(values['agent-timeout'], 5000),
+    allowPrivileged: values['allow-privileged'] === true,
+    deleteCollectionWorkers: num(values['delete-collection-workers'], 1),
+    enableGarbageCollector: values['enable-garbage-collector'] !== false,
+    externalHostname: str(values['external-hostname']),
+    permitPortSharing: values['permit-port-sharing'] === true,
+    maxConnectionBytesPerSec: num(values['max-connection-bytes-per-sec'], 0),
+    leaseReuseDurationSeconds: num(values['lease-reuse-duration-seconds'], 60),
+    debug: {
+      profiling: values['profiling'] !== false,
+      contentionProfiling: values['contention-profiling'] === true,
+      socketPath: str(values['debug-socket-path']),
+      logsHandler: values['enable-logs-handler'] === true,
+    },
   };
 }
 
