@@ -146,6 +146,7 @@ describe('API server /metrics', () => {
     expect(sample(text, 'kubernetes_healthcheck', {name: 'ping', type: 'livez'})).toBe(1);
     expect(sample(text, 'kubernetes_healthchecks_total', {name: 'ping', type: 'readyz', status: 'success'})).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain('apiserver_request_total');
+    expect(text).not.toContain('disabled_metrics_total');
   });
 });
 

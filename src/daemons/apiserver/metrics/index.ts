@@ -50,7 +50,7 @@ export async function createApiServerMetrics(options: {
   });
 
   // The SLI registry: each health check's latest state, and how often it ran by status.
-  const slis = new MetricsRegistry(metricsOptions, EMULATED_KUBERNETES);
+  const slis = new MetricsRegistry(metricsOptions, EMULATED_KUBERNETES, false);
   const healthcheck = slis.gauge({name: 'kubernetes_healthcheck', help: 'This metric records the result of a single healthcheck.', labelNames: ['name', 'type'], stabilityLevel: 'STABLE'});
   const healthchecks = slis.counter({name: 'kubernetes_healthchecks_total', help: 'This metric records the results of all healthcheck.', labelNames: ['name', 'status', 'type'], stabilityLevel: 'STABLE'});
 

@@ -25,19 +25,21 @@ type Opts<C> = Omit<C, 'registers'> & FrameworkOptions;
 
 export class MetricsRegistry {
   readonly registry = new Registry();
-  private readonly unexpected: Counter;
-  private readonly disabledTotal: Counter;
-  private readonly hiddenTotal: Counter;
+  private readonly unexpected?: Counter;
+  private readonly hiddenTotal?: Counter;
 
   constructor(
     private readonly options: MetricsOptions = NO_METRICS_OPTIONS,
     /** The release the daemon reports, for deciding which deprecated metrics are hidden. */
     private readonly current: {major: number; minor: number} = {major: 1, minor: 0},
+    /** Upstream's bookkeeping counters live in the main (legacy) registry only, not in /metrics/slis. */
+    bookkeeping = true,
   ) {
-    this.disabledTotal = this.counter({name: 'disabled_metrics_total', help: 'The count of disabled metrics.', stabilityLevel: 'BETA'});
+    if (!bookkeeping) return;
+    const disabledTotal = this.counter({name: 'disabled_metrics_total', help: 'The count of disabled metrics.', stabilityLevel: 'BETA'});
     this.hiddenTotal = this.counter({name: 'hidden_metrics_total', help: 'The count of hidden metrics.', stabilityLevel: 'BETA'});
     this.unexpected = this.counter({name: 'cardinality_enforcement_unexpected_categorizations_total', help: 'The count of unexpected categorizations during cardinality enforcement.'});
-    for (const _ of options.disabled) this.disabledTotal.inc();
+    disabledTotal.inc(options.disabled.size);
   }
 
   counter<T extends string = string>(opts: Opts<CounterConfiguration<T>>): Counter<T> {
@@ -77,7 +79,7 @@ export class MetricsRegistry {
     if (hidden && !disabled) this.hiddenTotal?.inc();
     const metric = make({...(rest as unknown as C), help, registers: disabled || hidden ? [] : [this.registry]});
     const allow = this.options.allowLists.get(rest.name);
-    return allow ? constrainLabels(metric, rest.labelNames ?? [], allow, () => this.unexpected.inc()) : metric;
+    return allow ? constrainLabels(metric, rest.labelNames ?? [], allow, () => this.unexpected?.inc()) : metric;
   }
 }
 
@@ -87,12 +89,13 @@ export function isHidden(deprecatedVersion: string, current: {major: number; min
   return major < current.major || (major === current.major && minor < current.minor);
 }
 
-const LABELLED = ['inc', 'dec', 'set', 'observe', 'labels', 'remove', 'startTimer'] as const;
+// Not `labels`: the child it returns calls the instance's own (patched) inc/set/observe, which constrain.
+const LABELLED = ['inc', 'dec', 'set', 'observe', 'remove', 'startTimer'] as const;
 
 /**
  * Rewrites label values outside their allow-lists to "unexpected" before the metric sees them
- * (upstream's ConstrainToAllowedList), for every method that takes labels, as an object or (labels,
- * remove) positionally.
+ * (upstream's ConstrainToAllowedList), for every method that takes labels, as an object or (remove)
+ * positionally.
  */
 function constrainLabels<M extends object>(metric: M, labelNames: readonly string[], allow: ReadonlyMap<string, ReadonlySet<string>>, counted: () => void): M {
   const constrain = (labels: Record<string, string | number>) => {
@@ -115,7 +118,7 @@ function constrainLabels<M extends object>(metric: M, labelNames: readonly strin
       const first = args[0];
       if (first && typeof first === 'object' && !('labels' in first && 'value' in first)) {
         args[0] = constrain(first as Record<string, string>);
-      } else if ((method === 'labels' || method === 'remove') && args.length > 0 && typeof first === 'string') {
+      } else if (method === 'remove' && args.length > 0 && typeof first === 'string') {
         const labels = Object.fromEntries(labelNames.map((n, i) => [n, args[i] as string]));
         const constrained = constrain(labels);
         args = labelNames.map((n) => constrained[n]);
