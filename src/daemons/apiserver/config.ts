@@ -39,7 +39,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
-  'encryption-provider-config',
+  'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'storage-media-type', 'storage-backend',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
   // Read by the DefaultTolerationSeconds admission plugin through the admission server options.
   'default-not-ready-toleration-seconds', 'default-unreachable-toleration-seconds',
@@ -87,6 +87,8 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
       watchCache: values['watch-cache'] !== false,
       watchCacheSizes: list(values['watch-cache-sizes']),
       compactionIntervalMs: ms(values['kvstore-compaction-interval'], 300_000),
+      mediaType: str(values['storage-media-type']),
+      backend: str(values['storage-backend']),
     },
     anonymousAuth: values['anonymous-auth'] !== false,
     anonymousAuthSet: explicit?.has('anonymous-auth') ?? false,
@@ -158,6 +160,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
+    encryptionProviderConfigAutomaticReload: values['encryption-provider-config-automatic-reload'] === true,
     audit: auditConfig(values),
     metrics: {
       showHiddenMetricsForVersion: str(values['show-hidden-metrics-for-version']),
