@@ -324,11 +324,13 @@ export class RequestAudit {
       this.responseChunks.push(buf);
       this.responseBytes += buf.length;
     };
-    if (res.writeHead) {
+    // Only long-running requests emit ResponseStarted: other responses keep their own writeHead
+    // (each method replaced on a response is work on every request, in V8's shapes too).
+    if (res.writeHead && this.longRunning) {
       const writeHead = res.writeHead.bind(res);
       res.writeHead = (...args: unknown[]) => {
         const out = writeHead(...args);
-        if (this.longRunning && !this.started) {
+        if (!this.started) {
           this.started = true;
           this.event.responseStatus = {metadata: {}, code: Number(args[0]) || res.statusCode};
           void this.emit('ResponseStarted');
