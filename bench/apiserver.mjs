@@ -365,7 +365,7 @@ async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = []) {
   // extraArgs: a list, or a function of the data directory (for options naming files written there).
   const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(typeof extraArgs === 'function' ? extraArgs(dataDir) : extraArgs)];
   if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
-  // SERVER_NODE_OPTIONS profiles these servers too (the audit, encryption and admission cases run here).
+  // SERVER_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles these servers too.
   const nodeArgs = (process.env.SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
   const server = spawn(process.execPath, [...nodeArgs, ...args], {cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, ...env}});
   let log = '';

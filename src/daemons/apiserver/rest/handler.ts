@@ -696,7 +696,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     informer.stop();
     api.closeWatches();
   };
-  Object.defineProperty(api, 'admissionObjects', { value: registryObjects(registry, registryFor) });
+  Object.defineProperty(api, 'admissionObjects', { value: registryObjects(registry, registryFor, store) });
   api.setAdmission = (next) => {
     chain = next;
   };

@@ -345,12 +345,22 @@ export class RegistryStore {
     const name = typeof meta.name === 'string' ? meta.name : '';
 
     await this.deps.guard?.checkCreate(ctx, namespace, object);
+    // Upstream's create handler records the writer's fields on the request as decoded and
+    // defaulted, before mutating admission: what admission adds (a pod's token volume, its default
+    // tolerations, a webhook's label) belongs to no manager. The request is kept for that.
+    const requested = ctx.managedFieldsComputed ? undefined : deepCopy(object);
     await this.admit('CREATE', ctx, namespace, name, object);
     this.strategy.prepareForCreate(object);
     const errors = withSchemaErrors([...this.strategy.validate(object), ...(this.deps.policy?.(object) ?? [])], ctx.schemaErrors);
     if (errors.length) this.invalid(object, errors);
     await this.validateAdmission('CREATE', ctx, namespace, name, object);
-    if (!ctx.managedFieldsComputed) this.setManagedFields(object, undefined, ctx);
+    if (requested) {
+      this.strategy.prepareForCreate(requested);
+      this.setManagedFields(requested, undefined, ctx);
+      const managed = metadataOf(requested).managedFields;
+      if (managed !== undefined) metadataOf(object).managedFields = managed;
+      else delete metadataOf(object).managedFields;
+    }
     const encoded = await this.encodeForStorage(object);
     if (ctx.dryRun) {
       if (await this.deps.store.get(this.key(namespace, name))) throw alreadyExists(this.gr, name);
