@@ -237,6 +237,16 @@ const commonRules: Rule[] = [
     },
   },
   {
+    // Upstream's logging validation: the info buffer exists only when info lines have a stream of their own.
+    programs: DAEMONS,
+    check: (o) => {
+      const size = o.raw('log-text-info-buffer-size') as Quantity | undefined;
+      return size && size.value > 0 && o.raw('log-text-split-stream') !== true
+        ? `--log-text-info-buffer-size=${size.text} is only supported in combination with --log-text-split-stream`
+        : undefined;
+    },
+  },
+  {
     programs: CONTROL_PLANE,
     check: (o) =>
       Object.keys(o.map('allow-metric-labels'))
