@@ -19,7 +19,7 @@ import { labelValueErrors, qualifiedNameErrors } from './value-labels.js';
 import { NAME_SET_IDS, nameSet, names, type NameSetId } from '../api/names.js';
 import { allowedNodeLabelPrefixes, allowedNodeLabels, isAllowedNodeLabel } from '../api/node-labels.js';
 import {ADMISSION_PLUGIN_ORDER} from '../api/admission-plugins.js';
-import {corsPatternProblems} from '../daemons/apiserver/filters/cors.js';
+import {corsPatternProblems} from './value-cors.js';
 import {createSecureContext} from 'node:tls';
 import {tlsCurveProblems} from './value-tls.js';
 
