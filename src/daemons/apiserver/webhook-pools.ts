@@ -8,6 +8,7 @@
  * Node raises them, the deadline as `context deadline exceeded`), so callers word them alike.
  */
 import {Pool, type Dispatcher} from 'undici';
+import {withTraceHeaders} from './tracing/propagation.js';
 import {DEADLINE_EXCEEDED, type WebhookPostOptions, type WebhookPostResponse} from './webhook-post.js';
 
 /**
@@ -47,8 +48,10 @@ export class WebhookPools {
       }, options.timeoutMs);
       // undici's handler interface rather than pool.request(): no stream per answer, no parsed
       // header object, no AbortSignal; together most of what request() costs per call.
+      // Every value is a string (ours and the W3C trace context's).
+      const headers = withTraceHeaders({'Content-Type': 'application/json', Accept: 'application/json', ...options.headers}) as Record<string, string>;
       pool.dispatch(
-        {path: url.pathname + url.search, method: 'POST', headers: {'Content-Type': 'application/json', Accept: 'application/json', ...options.headers}, body},
+        {path: url.pathname + url.search, method: 'POST', headers, body},
         {
           onConnect(abortRequest: (reason: Error) => void) {
             abort = abortRequest;
