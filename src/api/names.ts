@@ -146,7 +146,7 @@ export interface NameSet {
     /** Annotation a user sets on a simulated node to change its health (NotReady, Silent; absent: Ready). */
     nodeState: string;
   };
-  secretTypes: {serviceAccountToken: string; bootstrapToken: string; dockerConfigJson: string; tls: string};
+  secretTypes: {serviceAccountToken: string; bootstrapToken: string; dockerConfigJson: string; dockercfg: string; basicAuth: string; sshAuth: string; tls: string};
   signers: {apiserverClient: string; apiserverClientKubelet: string; kubeletServing: string; legacyUnknown: string};
   /** The protobuf media type the server answers in (`application/vnd.orch.protobuf`). */
   protobufMediaType: string;
@@ -298,6 +298,9 @@ function build(id: NameSetId): NameSet {
       serviceAccountToken: `${labelDomain}/service-account-token`,
       bootstrapToken: `bootstrap.${labelDomain}/token`,
       dockerConfigJson: `${labelDomain}/dockerconfigjson`,
+      dockercfg: `${labelDomain}/dockercfg`,
+      basicAuth: `${labelDomain}/basic-auth`,
+      sshAuth: `${labelDomain}/ssh-auth`,
       tls: `${labelDomain}/tls`,
     },
     signers: {

@@ -5,6 +5,7 @@
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {connect} from 'node:http2';
 import {type InProcessServer, configMap, startApiServer} from '../helpers/apiserver.js';
+import {names} from '../../src/api/names.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const MiB = 1024 * 1024;
@@ -54,6 +55,33 @@ const cases: BadCase[] = [
     code: 413,
     reason: 'RequestEntityTooLarge',
     message: 'Request entity too large: limit is 3145728',
+  },
+  {
+    name: 'a ConfigMap holding more than 1 MiB',
+    method: 'POST',
+    path: CM,
+    body: JSON.stringify(configMap('big', {x: 'a'.repeat(MiB), y: 'b'})),
+    code: 422,
+    reason: 'Invalid',
+    message: 'ConfigMap "big" is invalid: []: Too long: may not be more than 1048576 bytes',
+  },
+  {
+    name: 'a data key that is not a file name',
+    method: 'POST',
+    path: CM,
+    body: JSON.stringify(configMap('badkey', {'a/b': 'x'})),
+    code: 422,
+    reason: 'Invalid',
+    message: /^ConfigMap "badkey" is invalid: data\[a\/b\]: Invalid value: "a\/b": a valid config key must consist of alphanumeric characters/,
+  },
+  {
+    name: 'a TLS Secret without its key',
+    method: 'POST',
+    path: '/api/v1/namespaces/default/secrets',
+    body: JSON.stringify({apiVersion: 'v1', kind: 'Secret', metadata: {name: 'tls'}, type: names().secretTypes.tls, data: {'tls.crt': 'eA=='}}),
+    code: 422,
+    reason: 'Invalid',
+    message: 'Secret "tls" is invalid: data[tls.key]: Required value',
   },
   {name: '2,000-deep arrays', method: 'POST', path: CM, body: withField(nestedArrays(2000)), code: 400, reason: 'BadRequest', message: 'json: exceeded max depth of 1000'},
   {name: '2,000-deep objects', method: 'POST', path: CM, body: withField(nestedObjects(2000)), code: 400, reason: 'BadRequest', message: 'json: exceeded max depth of 1000'},
@@ -160,6 +188,30 @@ describe('bad input to the API server', () => {
     // Node's HTTP/1.1 parser refuses unknown methods before any handler runs.
     const r = await api.client.request('FROB', CM).catch((error: Error) => ({status: 400, error}));
     expect(r.status).toBe(400);
+  });
+
+  it('keeps the data of an immutable ConfigMap and Secret', async () => {
+    const SECRETS = '/api/v1/namespaces/default/secrets';
+    expect((await api.client.post(CM, {...configMap('frozen', {a: '1'}), immutable: true})).status).toBe(201);
+    expect((await api.client.post(SECRETS, {apiVersion: 'v1', kind: 'Secret', metadata: {name: 'frozen'}, immutable: true, data: {a: 'MQ=='}})).status).toBe(201);
+    try {
+      const cm = (await api.client.get(`${CM}/frozen`)).body;
+      const changed = await api.client.put(`${CM}/frozen`, {...cm, data: {a: '2'}});
+      expect(changed.status).toBe(422);
+      expect(changed.body.message).toBe('ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set');
+      const thawed = await api.client.put(`${CM}/frozen`, {...cm, immutable: false});
+      expect(thawed.body.message).toBe('ConfigMap "frozen" is invalid: immutable: Forbidden: field is immutable when `immutable` is set');
+      const secret = (await api.client.get(`${SECRETS}/frozen`)).body;
+      const retyped = await api.client.put(`${SECRETS}/frozen`, {...secret, type: names().secretTypes.basicAuth, data: {username: 'eA=='}});
+      expect(retyped.status).toBe(422);
+      expect(retyped.body.message).toMatch(/^Secret "frozen" is invalid: \[type: Invalid value: "orch.io\/basic-auth": field is immutable, data: Forbidden: field is immutable when `immutable` is set/);
+      expect((await api.client.get(`${CM}/frozen`)).body.data).toEqual({a: '1'});
+      // The labels of an immutable object may still change, as upstream allows.
+      expect((await api.client.put(`${CM}/frozen`, {...cm, metadata: {...cm.metadata, labels: {x: 'y'}}})).status).toBe(200);
+    } finally {
+      await api.client.delete(`${CM}/frozen`);
+      await api.client.delete(`${SECRETS}/frozen`);
+    }
   });
 
   it('is unharmed afterwards: ready, the object intact, new writes accepted', async () => {

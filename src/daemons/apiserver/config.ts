@@ -9,6 +9,9 @@ import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {AuditConfig} from './audit/index.js';
 import {names} from '../../api/names.js';
+import {FeatureGateError, FeatureGates} from '../../api/feature-gates.js';
+import {EMULATED_KUBERNETES} from '../../lib/version.js';
+import {UserError} from '../../lib/errors.js';
 
 type Values = Record<string, unknown>;
 const ms = (v: unknown, fallback = 0): number => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
@@ -49,6 +52,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
+  'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
+  'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
@@ -152,9 +157,25 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
     audit: auditConfig(values),
+    featureGates: featureGatesConfig(values),
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
+    corsAllowedOrigins: list(values['cors-allowed-origins']),
+    agentTimeoutMs: ms(values['agent-timeout'], 5000),
+    allowPrivileged: values['allow-privileged'] === true,
+    deleteCollectionWorkers: num(values['delete-collection-workers'], 1),
+    enableGarbageCollector: values['enable-garbage-collector'] !== false,
+    externalHostname: str(values['external-hostname']),
+    permitPortSharing: values['permit-port-sharing'] === true,
+    maxConnectionBytesPerSec: num(values['max-connection-bytes-per-sec'], 0),
+    leaseReuseDurationSeconds: num(values['lease-reuse-duration-seconds'], 60),
+    debug: {
+      profiling: values['profiling'] !== false,
+      contentionProfiling: values['contention-profiling'] === true,
+      socketPath: str(values['debug-socket-path']),
+      logsHandler: values['enable-logs-handler'] === true,
+    },
   };
 }
 
@@ -215,6 +236,16 @@ export function auditConfig(values: Values): AuditConfig {
       truncate: truncate('audit-webhook'),
     },
   };
+}
+
+/** --feature-gates, validated at the emulated release (upstream's errors stop the start). */
+export function featureGatesConfig(values: Values): FeatureGates {
+  try {
+    return new FeatureGates((values['feature-gates'] as Record<string, boolean> | undefined) ?? {}, {emulationVersion: EMULATED_KUBERNETES});
+  } catch (error) {
+    if (error instanceof FeatureGateError) throw new UserError(`invalid argument for --feature-gates: ${error.message}`);
+    throw error;
+  }
 }
 
 function isSeedDefaultCertDir(values: Values): boolean {

@@ -49,6 +49,7 @@ import {
   writeStatusObject,
   cacheControlFilter,
   hstsFilter,
+  corsFilter,
   type Filter,
   type MaxInFlightFilter,
 } from './filters/index.js';
@@ -83,6 +84,9 @@ import {connectOptions} from './pod-streams.js';
 import type {RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
+import {startDebugRoutes, type DebugRoutes} from './debug/index.js';
+import {listenOptions} from '../shared/serving/listen-options.js';
+import type {FeatureGates} from '../../api/feature-gates.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -163,8 +167,30 @@ export interface ApiServerConfig extends SecureServingOptions {
     serverOptions?: Record<string, unknown>;
   };
   version: VersionInfo;
+  /** --feature-gates resolved at the emulated release; the defaults when absent. */
+  featureGates?: FeatureGates;
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
+  /** --agent-timeout: connecting to an agent and its response headers (pod-logs.ts AgentTls.timeoutMs). */
+  agentTimeoutMs?: number;
+  /** --allow-privileged (default false): privileged containers are invalid without it. */
+  allowPrivileged?: boolean;
+  /** --delete-collection-workers (default 1). */
+  deleteCollectionWorkers?: number;
+  /** --enable-garbage-collector (default true): off, deletes ignore propagationPolicy and orphanDependents. */
+  enableGarbageCollector?: boolean;
+  /** --external-hostname: the host clients are handed in discovery (serverAddressByClientCIDRs) and issuer URLs. */
+  externalHostname?: string;
+  /** --lease-reuse-duration-seconds: how long an etcd lease for events is shared (etcd only). */
+  leaseReuseDurationSeconds?: number;
+  /** --max-connection-bytes-per-sec: the byte rate of each direction of exec, attach and port-forward connections. */
+  maxConnectionBytesPerSec?: number;
+  /** --permit-port-sharing: SO_REUSEPORT where the runtime's net.Server can (Node 22.12+). */
+  permitPortSharing?: boolean;
+  /** --cors-allowed-origins (validated patterns). */
+  corsAllowedOrigins?: string[];
+  /** --profiling, --contention-profiling, --debug-socket-path, --enable-logs-handler (./debug/). */
+  debug?: {profiling: boolean; contentionProfiling: boolean; socketPath?: string; logsHandler: boolean};
 }
 
 type AnyRequest = IncomingMessage & {headersDistinct?: Record<string, string[]>};
@@ -191,6 +217,7 @@ export class ApiServer {
   private auditor?: Auditor;
   private admission?: AdmissionChain;
   private sweeper?: {start(): void; stop(): void};
+  private debug?: DebugRoutes;
   private sockets = new Set<Socket>();
   private lastChecks: {livez: CheckState[]; readyz: CheckState[]} = {livez: [], readyz: []};
   private boundPort = 0;
@@ -212,11 +239,20 @@ export class ApiServer {
     this.hooks = new PostStartHooks({registry: this.registry});
   }
 
-  /** The address other hosts reach this server at (upstream's external address), for the JWKS URI. */
-  private externalUrl(): string {
+  /**
+   * host:port other hosts reach this server at (upstream's ExternalAddress): --external-hostname,
+   * else the advertise address, with the secure port unless the hostname names one. Handed out in
+   * discovery (serverAddressByClientCIDRs) and the issuer's JWKS URI.
+   */
+  private externalAddress(): string {
     const c = this.config;
-    const host = c.advertiseAddress ?? '127.0.0.1';
-    return `https://${host.includes(':') ? `[${host}]` : host}:${this.boundPort || c.securePort}`;
+    const port = this.boundPort || c.securePort;
+    if (c.externalHostname) return /^[^:]+:\d+$/.test(c.externalHostname) || /^\[.*\]:\d+$/.test(c.externalHostname) ? c.externalHostname : `${bracketed(c.externalHostname)}:${port}`;
+    return `${bracketed(c.advertiseAddress ?? '127.0.0.1')}:${port}`;
+  }
+
+  private externalUrl(): string {
+    return `https://${this.externalAddress()}`;
   }
 
   /** https://host:port clients use (loopback when bound to all interfaces). */
@@ -227,6 +263,7 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const c = this.config;
+    for (const warning of c.featureGates?.warnings ?? []) log.warning(warning);
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
@@ -236,7 +273,9 @@ export class ApiServer {
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
     const wrapEngine = c.encryptionProviderConfig ? await encryptionWrapper(c.encryptionProviderConfig, c.keyPrefix) : undefined;
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
+    // On etcd, events expire by lease as upstream (their TTL from each write); the sweeper stays for SQLite.
+    const expiring = {prefixes: [...new Set(['', names().groups.events].map((g) => keyPrefixOf(g, 'events')))].map((prefix) => ({prefix, ttlSeconds: Math.max(1, Math.ceil(c.eventTtlMs / 1000))})), leaseReuseDurationSeconds: c.leaseReuseDurationSeconds ?? 60};
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, expiring, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
     await this.checkNameSet(store, c.keyPrefix);
@@ -245,7 +284,10 @@ export class ApiServer {
     if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv));
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
-    this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey), addressTypes: c.agentPreferredAddressTypes};
+    this.agentTls = {
+      ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey),
+      addressTypes: c.agentPreferredAddressTypes, timeoutMs: c.agentTimeoutMs,
+    };
     const auth = await createAuthentication({
       anonymousAuth: c.anonymousAuth,
       clientCaFile: c.clientCaFile,
@@ -290,6 +332,7 @@ export class ApiServer {
     this.rbac = new RbacInformer(store, c.keyPrefix, (error) => log.v(2).info('RBAC informer error', 'err', error));
     this.authorizer = await this.authorization(store);
 
+    const server = this;
     const rbacRules = new RbacAuthorizer(this.rbac.index);
     const rbacIndex = this.rbac.index;
     this.api = createApiHandler({
@@ -311,10 +354,14 @@ export class ApiServer {
         platform: c.version.platform,
       },
       minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
-      serverAddresses: [{clientCIDR: '0.0.0.0/0', serverAddress: `${c.advertiseAddress ?? '127.0.0.1'}:${c.securePort}`}],
+      // Read per request: the port is known once the server listens.
+      get serverAddresses() {
+        return [{clientCIDR: '0.0.0.0/0', serverAddress: server.externalAddress()}];
+      },
       agentTls: this.agentTls,
       rulesFor: (user, namespace) => rulesFor(this.authorizationModesInEffect(), this.rbac?.index, user, namespace),
       tokens: this.tokenServices,
+      allowPrivileged: c.allowPrivileged, deleteCollectionWorkers: c.deleteCollectionWorkers, garbageCollection: c.enableGarbageCollector,
     });
 
     // The admission chain from the options: a bad configuration stops the start before anything listens.
@@ -322,6 +369,11 @@ export class ApiServer {
     this.api.setAdmission(this.admission);
 
     this.installHealthChecks();
+    const d = c.debug ?? {profiling: true, contentionProfiling: false, logsHandler: false};
+    this.debug = await startDebugRoutes({
+      profiling: d.profiling, contentionProfiling: d.contentionProfiling, debugSocketPath: d.socketPath,
+      logsDir: d.logsHandler ? join(c.dataDir, 'logs') : undefined, onError: (error) => log.error('Debug handler failed', 'err', error),
+    });
     await this.listen(key, cert, [...auth.clientCaPems, ...(auth.requestHeader?.caPems ?? [])]);
     await this.writeAdminOrchconfig(caPem);
     log.info('Serving securely', 'address', this.url, 'orchconfig', c.orchconfigPath);
@@ -512,6 +564,8 @@ export class ApiServer {
       this.stats.filter,
       cacheControlFilter(),
       ...(c.strictTransportSecurityDirectives?.length ? [hstsFilter(c.strictTransportSecurityDirectives)] : []),
+      // Upstream's WithCORS sits outside authentication: preflights carry no credentials.
+      ...[corsFilter(c.corsAllowedOrigins ?? [])].filter((f): f is Filter => f !== undefined),
       goawayFilter({chance: c.goawayChance}),
       requestTimeoutFilter({requestTimeoutMs: c.requestTimeoutMs}),
       this.inFlight,
@@ -558,6 +612,13 @@ export class ApiServer {
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (health(req, res)) return;
       }
+      const debugRoute = this.debug?.route(path);
+      if (debugRoute) {
+        const attrs: AuthorizationAttributes = {user, verb: (req.method ?? 'GET').toLowerCase(), resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return debugRoute(req, res);
+      }
       const discovery = this.issuerDiscovery && discoveryDocument(path);
       if (discovery && req.method === 'GET') {
         const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
@@ -601,7 +662,7 @@ export class ApiServer {
           if (error instanceof ApiError) return writeError(res, error);
           throw error;
         }
-        return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
+        return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls, c.maxConnectionBytesPerSec);
       }
       const metrics = parseMetricsPath(path);
       if (metrics) {
@@ -614,7 +675,7 @@ export class ApiServer {
         return serveResourceMetrics(req, res, metrics, {
           store: (this.storage as Storage).store,
           keyPrefix: c.keyPrefix,
-          summary: (node) => fetchSummary(node, this.agentTls),
+          summary: (node) => fetchSummary(node, this.agentTls, this.agentTls.timeoutMs),
           onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
         });
       }
@@ -682,7 +743,7 @@ export class ApiServer {
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(c.securePort, c.bindAddress || undefined, () => {
+      server.listen(listenOptions(c.securePort, c.bindAddress || undefined, c.permitPortSharing === true, (m) => log.warning(m)), () => {
         server.off('error', reject);
         resolve();
       });
@@ -706,6 +767,7 @@ export class ApiServer {
     this.stopAuthentication?.();
     this.externalSigner?.close();
     this.sweeper?.stop();
+    await this.debug?.close();
     this.logCheck.stop();
     await this.admission?.close();
     // Buffered audit events are written before the process ends.
@@ -776,6 +838,8 @@ async function encryptionWrapper(file: string, keyPrefix: string) {
   const resolve = keyResolver(keyPrefix);
   return (engine: Storage['engines'][number]) => new EncryptingStore(engine, config, resolve);
 }
+
+const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** What a refused request tried, for its audit event (upstream's getAuthMethods). */
 function attemptedMethods(req: AnyRequest): string[] {

@@ -12,6 +12,7 @@ import {stringAt, valueAt} from './objects.js';
 import type {Strategy} from './strategies.js';
 import {compilePolicy, validateBinding} from '../admission/plugins/policy/compile.js';
 import {validateWebhookConfiguration} from '../admission/plugins/webhook/validation.js';
+import {validateConfigMap, validateDataUpdate, validateSecret} from './validation/config-data.js';
 
 function setDefault(object: JsonObject, key: string, value: JsonValue): void {
   if (object[key] === undefined) object[key] = value;
@@ -168,6 +169,8 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 const isIp = (text: string) => IPV4.test(text) || (text.includes(':') && /^[0-9a-f:.]+$/i.test(text));
 
 const VALIDATE: Record<string, (o: JsonObject) => FieldError[]> = {
+  ConfigMap: validateConfigMap,
+  Secret: validateSecret,
   PersistentVolume: (o) => {
     const errors: FieldError[] = [];
     const spec = isJsonObject(o.spec) ? o.spec : {};
@@ -372,10 +375,17 @@ const IMMUTABLE: Record<string, Immutable[]> = {
   PersistentVolumeClaim: [[['spec', 'accessModes'], immutable], [['spec', 'selector'], immutable], [['spec', 'storageClassName'], immutable], [['spec', 'volumeMode'], immutable]],
 };
 
+/** Update rules that compare with the stored object beyond IMMUTABLE's paths. */
+const VALIDATE_UPDATE: Record<string, (o: JsonObject, previous: JsonObject) => FieldError[]> = {
+  ConfigMap: (o, previous) => validateDataUpdate('ConfigMap', o, previous),
+  Secret: (o, previous) => validateDataUpdate('Secret', o, previous),
+};
+
 function immutabilityErrors(info: ResourceInfo, object: JsonObject, previous: JsonObject): FieldError[] {
-  return (IMMUTABLE[info.kind] ?? [])
+  const compared = rule(VALIDATE_UPDATE, info)?.(object, previous) ?? [];
+  return [...compared, ...(IMMUTABLE[info.kind] ?? [])
     .filter(([path]) => !jsonEqual(valueAt(object, ...path) ?? null, valueAt(previous, ...path) ?? null))
-    .map(([path, error]) => error(path.join('.'), valueAt(object, ...path) ?? null));
+    .map(([path, error]) => error(path.join('.'), valueAt(object, ...path) ?? null))];
 }
 
 /** Kinds whose spec changes bump metadata.generation (their status reports observedGeneration). */
@@ -404,7 +414,7 @@ export function withCatalogRules(info: ResourceInfo, strategy: Strategy): Strate
   const fields = rule(FIELDS, info);
   const tracks = TRACKS_GENERATION.has(info.kind);
   const kept = KEPT_ON_UPDATE[info.kind];
-  const guarded = IMMUTABLE[info.kind] !== undefined;
+  const guarded = IMMUTABLE[info.kind] !== undefined || VALIDATE_UPDATE[info.kind] !== undefined;
   // (validate runs on create; validateUpdate below does not include these.)
   const createRules = info.kind === 'Event' && info.group !== '' ? validateEventsV1Create : undefined;
   if (!defaults && !validate && !fields && !tracks && !kept && !guarded && !createRules) return strategy;

@@ -2,7 +2,7 @@ import {join} from 'node:path';
 import {CachedStore, type CachedPrefix} from './cached-store.js';
 import {Compactor, type Timer} from './compactor.js';
 import {defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource} from './config.js';
-import {EtcdStore} from './etcd.js';
+import {EtcdStore, type EtcdStoreOptions} from './etcd.js';
 import {type Route, RoutingStore} from './routing-store.js';
 import {SqliteStore} from './sqlite.js';
 import type {Store} from './store.js';
@@ -55,6 +55,8 @@ export interface StorageOptions {
   onCompactionError?: (error: unknown) => void;
   /** Wraps each engine before the watch cache (encryption at rest transforms values there). */
   wrapEngine?: (engine: Store) => Store;
+  /** Keys written with an etcd lease (events' TTL) and --lease-reuse-duration-seconds; etcd only. */
+  expiring?: EtcdStoreOptions['expiring'];
 }
 
 export interface Storage {
@@ -84,7 +86,7 @@ export function createStore(options: StorageOptions): Storage {
 
   const wrap = options.wrapEngine ?? ((engine: Store) => engine);
   const defaultEngine: Store = wrap(
-    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)}),
+    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs, expiring: options.expiring}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)}),
   );
   // One client per distinct server list, shared by the overrides that name the same servers.
   const overrideEngines = new Map<string, Store>();
@@ -93,7 +95,7 @@ export function createStore(options: StorageOptions): Storage {
     const id = override.servers.join(';');
     let engine = overrideEngines.get(id);
     if (!engine) {
-      engine = wrap(new EtcdStore({endpoints: override.servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}));
+      engine = wrap(new EtcdStore({endpoints: override.servers, ...tls, requestTimeoutMs: options.requestTimeoutMs, expiring: options.expiring}));
       overrideEngines.set(id, engine);
     }
     routes.push({prefix: keyPrefixOf(override.group, override.resource), engine});
