@@ -1,7 +1,7 @@
 /** `orch fleet`'s pure decisions: node names and addresses, requested health, when to post status, the spread, and what to do with a pod. */
 import {describe, expect, it} from '@jest/globals';
 import {names} from '../../src/api/names.js';
-import {decidePod, podStatus, type FleetPod} from '../../src/daemons/fleet/pods.js';
+import {decidePod, podStatus, slimPod, type FleetPod} from '../../src/daemons/fleet/pods.js';
 import {fleetNode, nodeConditions, nodeIndex, nodeIP, podIP, requestedHealth, spreadOffset, statusPostDue, type FleetSettings} from '../../src/daemons/fleet/nodes.js';
 
 const settings: FleetSettings = {
@@ -152,5 +152,27 @@ describe('fleet pods', () => {
     const [container] = status.containerStatuses as {state: {terminated: Record<string, unknown>}; ready: boolean}[];
     expect(container!.ready).toBe(false);
     expect(container!.state.terminated).toMatchObject({exitCode: 1, reason: 'Error', startedAt: '2025-12-31T00:00:00Z', finishedAt: '2026-01-01T00:00:00Z'});
+  });
+});
+
+describe('fleet pod transform', () => {
+  const whole = (nodeName: string): FleetPod => ({
+    metadata: {name: 'p', namespace: 'ns', uid: 'u', resourceVersion: '42', labels: {app: 'a'}, managedFields: [{manager: 'x'}], annotations: {big: 'x'.repeat(1000)}},
+    spec: {nodeName, restartPolicy: 'Never', activeDeadlineSeconds: 9, containers: [{name: 'c', image: 'i', env: [{name: 'A', value: 'B'}]} as never], volumes: [{name: 'v'}]},
+    status: {phase: 'Running', podIP: '1.2.3.4', startTime: 's', conditions: [{type: 'Ready', status: 'True'}], qosClass: 'BestEffort'},
+  });
+  const ours = (n: string) => n.startsWith('sim-');
+
+  it('keeps what the fleet reads of its own pods, and the resourceVersion', () => {
+    expect(slimPod(whole('sim-1'), ours)).toEqual({
+      metadata: {name: 'p', namespace: 'ns', uid: 'u', resourceVersion: '42', labels: {app: 'a'}, deletionTimestamp: undefined, deletionGracePeriodSeconds: undefined},
+      spec: {nodeName: 'sim-1', restartPolicy: 'Never', activeDeadlineSeconds: 9, containers: [{name: 'c', image: 'i'}], initContainers: undefined},
+      status: {phase: 'Running', podIP: '1.2.3.4', startTime: 's', conditions: [{type: 'Ready', status: 'True'}]},
+    });
+  });
+
+  it('keeps only name, namespace and node of other pods', () => {
+    expect(slimPod(whole('elsewhere'), ours)).toEqual({metadata: {name: 'p', namespace: 'ns', resourceVersion: '42'}, spec: {nodeName: 'elsewhere'}});
+    expect(JSON.stringify(slimPod(whole('sim-1'), ours)).length).toBeLessThan(JSON.stringify(whole('sim-1')).length / 3);
   });
 });

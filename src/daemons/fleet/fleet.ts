@@ -25,7 +25,7 @@ import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { isAlreadyExists, isNotFound, restNodeClient, type NodeApiClient } from '../agent/node/client.js';
 import { NodeLeaseController, nodeLeaseNamespace, RENEW_INTERVAL_FRACTION } from '../agent/node/lease.js';
 import type { NodeCondition, NodeObject } from '../agent/node/types.js';
-import { decidePod, podStatus, type FleetPod } from './pods.js';
+import { decidePod, podStatus, slimPod, type FleetPod } from './pods.js';
 import { fleetNode, nodeConditions, nodeIndex, nodeIP, nodeName, podIP, requestedHealth, spreadOffset, statusPostDue, type FleetSettings, type NodeHealth } from './nodes.js';
 
 export interface FleetOptions {
@@ -156,6 +156,7 @@ export class Fleet {
       listWatcher: clientListWatcher<FleetPod>(this.options.client, '/api/v1/pods'),
       store: this.podStore(),
       name: 'pods',
+      transform: (pod) => slimPod(pod, (node) => nodeIndex(this.options.settings, node) !== undefined),
     });
     this.podReflector.run();
   }
@@ -318,6 +319,14 @@ export class Fleet {
       const k = key(pod);
       const entry = this.pods.get(k);
       if (!entry || entry.uid !== pod.metadata.uid) this.pods.set(k, { uid: pod.metadata.uid, nodeIndex: index });
+      // A pod with nothing to do (running, no end ahead) is not queued: after a relist of 150,000
+      // running pods the queue would hold them all.
+      if (decidePod(pod, this.fails(pod), { now: this.clock.now(), completeAfterMs: this.options.completeAfterMs }).kind === 'none') {
+        // An older version waiting would be acted on: the latest says there is nothing to do.
+        this.pendingPods.delete(k);
+        this.nodes[index]!.held?.delete(k);
+        return;
+      }
       this.pendingPods.set(k, pod);
       this.queue.add(`pod/${k}`);
     };
@@ -352,8 +361,7 @@ export class Fleet {
     if (!pod || !entry) return;
     const node = this.nodes[entry.nodeIndex]!;
     if (this.holdWhileSilent(node, k, pod)) return;
-    const fails = this.options.failPods !== undefined && this.options.failPods.length > 0 && matchesLabels(this.options.failPods, pod.metadata.labels);
-    const action = decidePod(pod, fails, { now: this.clock.now(), completeAfterMs: this.options.completeAfterMs });
+    const action = decidePod(pod, this.fails(pod), { now: this.clock.now(), completeAfterMs: this.options.completeAfterMs });
     if (action.kind === 'none') return;
     if (action.kind === 'finish') {
       if (entry.finishTimer) return;
@@ -399,6 +407,11 @@ export class Fleet {
     }
     if (action.phase === 'Succeeded') this.counts.podsSucceeded++;
     else this.counts.podsFailed++;
+  }
+
+  /** Whether the user asked for this pod to fail (--fail-pods-matching). */
+  private fails(pod: FleetPod): boolean {
+    return this.options.failPods !== undefined && this.options.failPods.length > 0 && matchesLabels(this.options.failPods, pod.metadata.labels);
   }
 
   /** A silent node keeps the pod for later (its latest version) and does nothing now. */
