@@ -390,6 +390,14 @@ const apiserverRules: Rule[] = [
   },
   requires(['apiserver'], 'oidc-issuer-url', 'oidc-client-id', ': the client ID is required when the issuer URL is set'),
   {
+    // Upstream's EtcdOptions.Validate: reloading needs a file to reload.
+    programs: ['apiserver'],
+    check: (o) =>
+      o.bool('encryption-provider-config-automatic-reload') && !o.has('encryption-provider-config')
+        ? '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config'
+        : undefined,
+  },
+  {
     programs: ['apiserver'],
     check: (o) => {
       const url = o.str('oidc-issuer-url');

@@ -14,6 +14,8 @@ import {ServerResponse, type IncomingMessage} from 'node:http';
 import type {Duplex} from 'node:stream';
 import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
+import {Encryption} from './encryption/index.js';
+import type {KmsTimings} from './encryption/kms/provider.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writeError, writePlainNotFound} from './rest/http-io.js';
 import {builtinResources, ResourceRegistry} from '../../api/resources.js';
@@ -155,6 +157,11 @@ export interface ApiServerConfig extends SecureServingOptions {
   strictTransportSecurityDirectives?: string[];
   /** --encryption-provider-config: values of the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
+  /** --encryption-provider-config-automatic-reload, and how often the file is read again (default 1 s). */
+  encryptionProviderConfigAutomaticReload?: boolean;
+  encryptionReloadIntervalMs?: number;
+  /** KMS v2 plugin timings (Status poll, health answer reuse, DEK write lifetime); upstream's when absent. Tests shorten them. */
+  kmsTimings?: KmsTimings;
   /** The audit options; without a policy file nothing is audited. */
   audit?: AuditConfig;
   /** The admission options (config.ts admissionConfig); without them the default set runs. */
@@ -197,6 +204,7 @@ type AnyRequest = IncomingMessage & {headersDistinct?: Record<string, string[]>}
 
 export class ApiServer {
   private storage?: Storage;
+  private encryption?: Encryption;
   private api?: ApiHandler;
   private authenticator?: RequestAuthenticator;
   private authorizer?: Authorizer;
@@ -272,10 +280,15 @@ export class ApiServer {
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
-    const wrapEngine = c.encryptionProviderConfig ? await encryptionWrapper(c.encryptionProviderConfig, c.keyPrefix) : undefined;
+    this.encryption = c.encryptionProviderConfig
+      ? await Encryption.start({file: c.encryptionProviderConfig, keyPrefix: c.keyPrefix, reload: c.encryptionProviderConfigAutomaticReload ?? false, reloadIntervalMs: c.encryptionReloadIntervalMs, kmsTimings: c.kmsTimings, log: (m) => log.info(m)})
+      : undefined;
+    const encryption = this.encryption;
+    const wrapEngine = encryption && ((engine: Store) => encryption.wrap(engine));
+    const builtinPrefixes = cachedResources.map((r) => r.prefix);
     // On etcd, events expire by lease as upstream (their TTL from each write); the sweeper stays for SQLite.
     const expiring = {prefixes: [...new Set(['', names().groups.events].map((g) => keyPrefixOf(g, 'events')))].map((prefix) => ({prefix, ttlSeconds: Math.max(1, Math.ceil(c.eventTtlMs / 1000))})), leaseReuseDurationSeconds: c.leaseReuseDurationSeconds ?? 60};
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, expiring, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, builtinPrefixes, keyPrefixOf, wrapEngine, expiring, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
     await this.checkNameSet(store, c.keyPrefix);
@@ -492,7 +505,7 @@ export class ApiServer {
     const rbac = this.rbac as RbacInformer;
     const ping = (timeoutMs: number) => Promise.all(storage.engines.map((e) => e.ping(timeoutMs))).then(() => undefined);
     const kv = kvstoreChecks({healthcheckTimeoutMs: c.kvstoreHealthcheckTimeoutMs, readycheckTimeoutMs: c.kvstoreReadycheckTimeoutMs, ping});
-    this.registry.addHealthChecks(pingCheck, this.logCheck, kv.health);
+    this.registry.addHealthChecks(pingCheck, this.logCheck, kv.health, ...(this.encryption?.healthChecks ?? []));
     this.registry.addReadyzChecks(kv.readiness, kvstoreWritableCheck(() => storage.engines));
     this.registry.addReadyzChecks(
       informerSyncCheck(() => [
@@ -773,6 +786,7 @@ export class ApiServer {
     // Buffered audit events are written before the process ends.
     await this.auditor?.shutdown();
     await this.storage?.close();
+    this.encryption?.stop();
   }
 
   /** SIGTERM/SIGINT start the shutdown sequence; a second one exits at once (code 1). */
@@ -822,21 +836,6 @@ export class ApiServer {
       at: Date.now(),
     };
   }
-}
-
-/** Reads --encryption-provider-config; a bad file stops the start naming the option and the problem. */
-async function encryptionWrapper(file: string, keyPrefix: string) {
-  const {parseEncryptionConfig} = await import('./encryption/config.js');
-  const {EncryptingStore, keyResolver} = await import('./encryption/store.js');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new Error(`--encryption-provider-config: cannot read ${file}: ${(error as Error).message}`);
-  }
-  const config = parseEncryptionConfig(text, `--encryption-provider-config ${file}`);
-  const resolve = keyResolver(keyPrefix);
-  return (engine: Storage['engines'][number]) => new EncryptingStore(engine, config, resolve);
 }
 
 const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);

@@ -1,7 +1,8 @@
 import {join} from 'node:path';
 import {CachedStore, type CachedPrefix} from './cached-store.js';
 import {Compactor, type Timer} from './compactor.js';
-import {defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource} from './config.js';
+import {checkStorageBackend, defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource} from './config.js';
+import {CodecStore, storageEncoding} from './codec-store.js';
 import {EtcdStore, type EtcdStoreOptions} from './etcd.js';
 import {type Route, RoutingStore} from './routing-store.js';
 import {SqliteStore} from './sqlite.js';
@@ -10,7 +11,8 @@ import type {Store} from './store.js';
 export * from './store.js';
 export {CachedStore, type CachedPrefix, type CachedPrefixStatus} from './cached-store.js';
 export {Compactor, type Timer} from './compactor.js';
-export {defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource} from './config.js';
+export {checkStorageBackend, defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource, STORAGE_BACKENDS} from './config.js';
+export {CodecStore, decodeStored, encodeStored, storageEncoding, STORAGE_MEDIA_TYPES, type StorageEncoding} from './codec-store.js';
 export {EtcdStore} from './etcd.js';
 export {RoutingStore} from './routing-store.js';
 export {SqliteStore} from './sqlite.js';
@@ -55,6 +57,11 @@ export interface StorageOptions {
   onCompactionError?: (error: unknown) => void;
   /** Wraps each engine before the watch cache (encryption at rest transforms values there). */
   wrapEngine?: (engine: Store) => Store;
+  /** `--storage-media-type` (default JSON); it applies to the built-in resources' keys under `builtinPrefixes`. */
+  mediaType?: string;
+  builtinPrefixes?: string[];
+  /** `--storage-backend`: kvstore3 (or unset). */
+  backend?: string;
   /** Keys written with an etcd lease (events' TTL) and --lease-reuse-duration-seconds; etcd only. */
   expiring?: EtcdStoreOptions['expiring'];
 }
@@ -84,7 +91,13 @@ export function createStore(options: StorageOptions): Storage {
   const tls = {caFile: options.caFile, certFile: options.certFile, keyFile: options.keyFile};
   const servers = options.servers ?? [];
 
-  const wrap = options.wrapEngine ?? ((engine: Store) => engine);
+  checkStorageBackend(options.backend);
+  const encoding = storageEncoding(options.mediaType);
+  const builtinPrefixes = options.builtinPrefixes ?? [];
+  const builtin = (key: string) => builtinPrefixes.some((p) => key.startsWith(p));
+  // Values are encoded (media type) above encryption: upstream serializes, then transforms.
+  const transform = options.wrapEngine ?? ((engine: Store) => engine);
+  const wrap = (engine: Store): Store => new CodecStore(transform(engine), encoding, builtin);
   const defaultEngine: Store = wrap(
     servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs, expiring: options.expiring}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)}),
   );
