@@ -42,6 +42,8 @@ import type {Toleration} from '../../../api/toleration.js';
 export type {Toleration} from '../../../api/toleration.js';
 
 export const SCHEDULER_NAME = 'default-scheduler';
+/** Bindings in flight at once while the next pods are placed. */
+export const MAX_BINDINGS_IN_FLIGHT = 16;
 export const taintUnschedulable = (): string => names().taints.unschedulable;
 export const taintNotReady = (): string => names().taints.notReady;
 export const taintUnreachable = (): string => names().taints.unreachable;
@@ -633,6 +635,8 @@ class Scheduler {
   readonly queue: RateLimitingQueue<string>;
   /** Pods bound by us that the informer has not shown bound yet: they count on their node meanwhile (upstream's assumed pods). */
   private readonly assumed = new Map<string, Pod>();
+  /** Bindings sent and not answered yet (at most MAX_BINDINGS_IN_FLIGHT). */
+  private readonly binding = new Set<Promise<void>>();
   /** What the bound pods (assumed ones included) take on each node. */
   private readonly usage = new NodeUsageTracker();
   /** Pods no node fits, retried on a cluster change after their back-off. */
@@ -713,8 +717,28 @@ class Scheduler {
     }
     if (this.assumed.has(key)) return;
     const result = schedulePodOn(pod, this.nodes.indexer.list(), this.usage.usage);
-    if (result.node !== undefined) await this.bind(key, pod, result.node);
-    else await this.markUnschedulable(key, pod, result.message);
+    if (result.node === undefined) return this.markUnschedulable(key, pod, result.message);
+    // Assumed on its node before the binding is sent, so that the next pod placed counts it; the
+    // binding goes on while the next pods are placed (upstream's binding cycle runs apart from
+    // its scheduling cycle): one binding at a time, each a durable write, placed 20 pods/s.
+    const assumed = { ...pod, spec: { ...pod.spec, nodeName: result.node } };
+    this.assumed.set(key, assumed);
+    this.usage.set(key, assumed);
+    const binding: Promise<void> = this.bind(key, pod, result.node)
+      .catch((error) => {
+        this.forgetAssumed(key);
+        this.ctx.logger.error('Error scheduling pod; retrying', 'pod', key, 'err', String(error));
+        this.queue.addRateLimited(key);
+      })
+      .finally(() => this.binding.delete(binding));
+    this.binding.add(binding);
+    if (this.binding.size >= MAX_BINDINGS_IN_FLIGHT) await Promise.race(this.binding);
+  }
+
+  /** A pod we assumed and could not bind counts as the informer shows it again. */
+  private forgetAssumed(key: string): void {
+    this.assumed.delete(key);
+    this.usage.set(key, this.pods.indexer.getByKey(key));
   }
 
   private async bind(key: string, pod: Pod, nodeName: string): Promise<void> {
@@ -732,14 +756,12 @@ class Scheduler {
       // Bound by someone else, being deleted, or gone: nothing left to do for this pod.
       if (isGone(error)) {
         this.ctx.logger.v(2).info('Pod no longer needs scheduling', 'pod', key, 'err', String(error));
+        this.forgetAssumed(key);
         this.unschedulable.delete(key);
         return;
       }
       throw error;
     }
-    const assumed = { ...pod, spec: { ...pod.spec, nodeName } };
-    this.assumed.set(key, assumed);
-    this.usage.set(key, assumed);
     this.unschedulable.delete(key);
     this.scheduledTotal++;
     this.ctx.logger.v(2).info('Successfully bound pod to node', 'pod', key, 'node', nodeName);
@@ -787,10 +809,14 @@ class Scheduler {
   async work(signal: AbortSignal): Promise<void> {
     for (;;) {
       const key = await this.queue.get();
-      if (key === undefined) return;
+      if (key === undefined) {
+        await Promise.all(this.binding);
+        return;
+      }
       // Shutting down: leave what is queued (the queue hands out its backlog even after shutDown).
       if (signal.aborted) {
         this.queue.done(key);
+        await Promise.all(this.binding);
         return;
       }
       try {
