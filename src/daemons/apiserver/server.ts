@@ -83,6 +83,7 @@ import {connectOptions} from './pod-streams.js';
 import type {RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
+import {createPriorityAndFairness, DEBUG_PREFIX as APF_DEBUG_PREFIX, type PriorityAndFairness} from './filters/flowcontrol/index.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -136,6 +137,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   authorizationConfigReloadIntervalMs?: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** --enable-priority-and-fairness (default true): replaces the max-in-flight filter. */
+  enablePriorityAndFairness?: boolean;
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
   goawayChance: number;
@@ -188,6 +191,7 @@ export class ApiServer {
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
+  private apf?: PriorityAndFairness;
   private auditor?: Auditor;
   private admission?: AdmissionChain;
   private sweeper?: {start(): void; stop(): void};
@@ -321,6 +325,15 @@ export class ApiServer {
     this.admission = await this.admissionChain(this.api);
     this.api.setAdmission(this.admission);
 
+    if (c.enablePriorityAndFairness !== false) {
+      const caches = this.storage.caches;
+      this.apf = createPriorityAndFairness({
+        store, keyPrefix: c.keyPrefix, serverConcurrency: c.maxRequestsInflight + c.maxMutatingRequestsInflight, clock: systemClock,
+        objectCount: (prefix) => caches.map((cache) => cache.objectCount(prefix)).find((n) => n !== undefined),
+        log: (message, ...kv) => log.v(2).info(message, ...kv),
+      });
+      this.apf.start();
+    }
     this.installHealthChecks();
     await this.listen(key, cert, [...auth.clientCaPems, ...(auth.requestHeader?.caPems ?? [])]);
     await this.writeAdminOrchconfig(caPem);
@@ -514,7 +527,8 @@ export class ApiServer {
       ...(c.strictTransportSecurityDirectives?.length ? [hstsFilter(c.strictTransportSecurityDirectives)] : []),
       goawayFilter({chance: c.goawayChance}),
       requestTimeoutFilter({requestTimeoutMs: c.requestTimeoutMs}),
-      this.inFlight,
+      // Priority and fairness needs the user: it runs in serve(), after authentication (as upstream).
+      ...(this.apf ? [] : [this.inFlight]),
     ];
     const auditor = this.auditor;
     const audits = new WeakMap<AnyRequest, RequestAudit>();
@@ -542,6 +556,7 @@ export class ApiServer {
       const user = impersonated.user;
       if (impersonated.impersonated) audit?.setImpersonatedUser(user);
       (req as {orchUser?: unknown}).orchUser = user;
+      if (this.apf && !(await this.apf.gate(req, res, user))) return;
       // An authorizer that could not decide (a webhook that is down) fails the request with a 500,
       // as upstream's authorization filter, unless another one allowed it.
       const authorize = async (attrs: AuthorizationAttributes) => {
@@ -557,6 +572,12 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (health(req, res)) return;
+      }
+      if (this.apf && path.startsWith(APF_DEBUG_PREFIX) && req.method === 'GET') {
+        const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        if (this.apf.serveDebug(path, new URL(req.url ?? '/', 'https://local').searchParams, res)) return;
       }
       const discovery = this.issuerDiscovery && discoveryDocument(path);
       if (discovery && req.method === 'GET') {
@@ -706,6 +727,7 @@ export class ApiServer {
     this.stopAuthentication?.();
     this.externalSigner?.close();
     this.sweeper?.stop();
+    this.apf?.stop();
     this.logCheck.stop();
     await this.admission?.close();
     // Buffered audit events are written before the process ends.
@@ -755,6 +777,7 @@ export class ApiServer {
       readyz: this.lastChecks.readyz,
       requests: {...this.stats.summary(), inFlightReadOnly: this.inFlight?.inFlight.readOnly ?? 0, inFlightMutating: this.inFlight?.inFlight.mutating ?? 0},
       watches: {open: this.api?.activeWatches() ?? 0, byResource: this.stats.watchesByResource()},
+      ...(this.apf ? {priorityLevels: this.apf.levels()} : {}),
       shutdown: {phase, inFlight: lifecycle?.inFlight ?? 0, longRunning: lifecycle?.longRunning ?? 0},
       startedAt: this.createdAt,
       at: Date.now(),
