@@ -3,6 +3,7 @@
  * FlowSchemas, the levels' seats from the server's total (upstream's numbers for 600 seats), seat
  * borrowing, the Retry-After of rejections, and the debug dumps' layout.
  */
+import {describe, expect, test} from '@jest/globals';
 import {FakeClock} from '../../src/daemons/shared/clock.js';
 import {names} from '../../src/api/names.js';
 import {FlowControl} from '../../src/daemons/apiserver/filters/flowcontrol/flow-control.js';

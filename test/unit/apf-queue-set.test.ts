@@ -3,6 +3,7 @@
  * between an elephant flow of slow requests and a mouse flow of quick ones, queue length limits,
  * queue wait timeouts, cancellation, the Reject response, wide requests, and shuffle sharding.
  */
+import {describe, expect, test} from '@jest/globals';
 import {FakeClock} from '../../src/daemons/shared/clock.js';
 import {QueueSet, type QueuingConfig, type RejectReason} from '../../src/daemons/apiserver/filters/flowcontrol/queue-set.js';
 import {SeatPool} from '../../src/daemons/apiserver/filters/flowcontrol/seat-pool.js';

@@ -2,9 +2,13 @@
  * One limited priority level's queues: upstream's fairqueuing/queueset, the decision part only
  * (pure state plus an injected clock for the queue wait limits).
  *
- * Fair queuing works in virtual time R (seat-seconds of service each active queue has been owed):
- * R advances at min(seats demanded, concurrency limit) / (queues with waiting or executing requests)
- * per real second. Each queue keeps `nextDispatchR`, the R at which its next request may start; a
+ * Fair queuing works in virtual time R (seat-seconds of service each active queue has been given):
+ * R advances at (seats in use) / (queues with waiting or executing requests) per real second.
+ * Upstream advances it at min(seats demanded, concurrency limit) instead; but when the head request
+ * is wider than the free seats, seats stay idle, R runs ahead of the service the backlogged queues
+ * really get, and a queue that becomes active (it starts at R) then waits behind all of them for as
+ * long as the backlog lasts (measured: seconds for a single GET behind a flood of 5-seat LISTs).
+ * Following the seats in use keeps R where the backlogged queues are. Each queue keeps `nextDispatchR`, the R at which its next request may start; a
  * request's virtual finish is that plus its work (seats x the estimated service time, 3 ms as
  * upstream). The queue whose head finishes first in R is served next; its nextDispatchR moves by the
  * estimated work, and when the request ends the estimate is corrected by the real duration. So a
@@ -282,22 +286,22 @@ export class QueueSet {
     }
   }
 
-  /** R advances by real time x min(seats demanded, limit) / active queues (upstream's virtual time ratio). */
+  /** R advances by real time x seats in use / active queues (see the file's comment for why not upstream's ratio). */
   private advanceR(): void {
     const now = this.clock.now();
     const elapsed = (now - this.lastRealMs) / 1000;
     this.lastRealMs = now;
     if (elapsed <= 0) return;
     let active = 0;
-    let demanded = 0;
+    let inUse = 0;
     for (const queue of this.queues) {
       if (queue.waiting.length > 0 || queue.executing > 0) {
         active++;
-        demanded += queue.waitingSeats + queue.seatsInUse;
+        inUse += queue.seatsInUse;
       }
     }
     if (active === 0) return;
-    this.currentR += (elapsed * Math.min(demanded, Math.max(1, this.limiter.limit()))) / active;
+    this.currentR += (elapsed * inUse) / active;
   }
 }
 
