@@ -47,12 +47,24 @@ export function flowcontrolMetrics(registry: Registry, flowControl: FlowControl)
       for (const level of flowControl.levels.values()) this.set({priority_level: level.name}, level.queues ? flowControl.pool.inUse(level.name) : level.exemptExecuting);
     },
   });
+  // Label children per (level, schema), made once: a labels lookup per request costs more than the update.
+  const children = new Map<string, {inqueue: ReturnType<typeof inqueue.labels>; executing: ReturnType<typeof executing.labels>; dispatched: ReturnType<typeof dispatched.labels>; waited: ReturnType<typeof wait.labels>}>();
+  const of = (level: string, schema: string) => {
+    const key = `${level}\u0000${schema}`;
+    let child = children.get(key);
+    if (!child) {
+      child = {inqueue: inqueue.labels(level, schema), executing: executing.labels(level, schema), dispatched: dispatched.labels(level, schema), waited: wait.labels(level, schema, 'true')};
+      children.set(key, child);
+    }
+    return child;
+  };
   return {
-    queued: (level, schema, delta) => (delta >= 0 ? inqueue.inc({priority_level: level, flow_schema: schema}, delta) : inqueue.dec({priority_level: level, flow_schema: schema}, -delta)),
-    executing: (level, schema, delta) => (delta >= 0 ? executing.inc({priority_level: level, flow_schema: schema}, delta) : executing.dec({priority_level: level, flow_schema: schema}, -delta)),
+    queued: (level, schema, delta) => of(level, schema).inqueue.inc(delta),
+    executing: (level, schema, delta) => of(level, schema).executing.inc(delta),
     dispatched: (level, schema, waitedMs) => {
-      dispatched.inc({priority_level: level, flow_schema: schema});
-      wait.observe({priority_level: level, flow_schema: schema, execute: 'true'}, waitedMs / 1000);
+      const child = of(level, schema);
+      child.dispatched.inc();
+      child.waited.observe(waitedMs / 1000);
     },
     rejected: (level, schema, reason, waitedMs) => {
       rejected.inc({priority_level: level, flow_schema: schema, reason});

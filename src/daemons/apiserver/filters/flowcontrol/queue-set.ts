@@ -108,6 +108,11 @@ export class QueueSet {
   private lastRealMs: number;
   private waitingCount = 0;
   private waitingSeatsTotal = 0;
+  /** Queues with waiting or executing requests, and the seats they hold: kept as they change (R's rate). */
+  private activeQueues = 0;
+  private seatsInUse = 0;
+  /** Each flow's hand (dealing costs BigInt divisions), by hash; cleared when the deck changes. */
+  private hands = new Map<bigint, number[]>();
   /** Called after seats were released here, so other levels waiting to borrow may dispatch. */
   onRelease?: () => void;
   readonly executing = new Set<Executing>();
@@ -131,6 +136,7 @@ export class QueueSet {
     const count = config?.queues ?? 0;
     if (count > this.queues.length) this.queues.push(...this.makeQueues(count - this.queues.length).map((q, i) => ({...q, index: this.queues.length + i})));
     this.config = config;
+    this.hands.clear();
     // Fewer queues: the extra ones drain (nothing new is dealt to them) and stay until then.
     this.dispatchAsMuchAsPossible();
   }
@@ -158,8 +164,7 @@ export class QueueSet {
   enqueue(info: QueuedRequestInfo): Ticket {
     this.advanceR();
     const config = this.config;
-    const activeQueues = config ? config.queues : 0;
-    if (!config || activeQueues === 0) {
+    if (!config || config.queues === 0) {
       // Reject response: run now or never.
       if (this.limiter.fits(info.seats) || this.limiter.inUse() === 0) return this.startUnqueued(info);
       info.onReject('concurrency-limit');
@@ -172,7 +177,10 @@ export class QueueSet {
     }
     const waiting: Waiting = {info, queue, arrivedAt: this.clock.now()};
     // A queue that was idle starts at the current virtual time (it is owed nothing for its idle past).
-    if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = Math.max(queue.nextDispatchR, this.currentR);
+    if (queue.waiting.length === 0 && queue.executing === 0) {
+      queue.nextDispatchR = Math.max(queue.nextDispatchR, this.currentR);
+      this.activeQueues++;
+    }
     queue.waiting.push(waiting);
     queue.waitingSeats += info.seats;
     this.waitingCount++;
@@ -210,7 +218,9 @@ export class QueueSet {
         this.limiter.release(executing.info.seats);
         if (queue) {
           queue.seatsInUse -= executing.info.seats;
+          this.seatsInUse -= executing.info.seats;
           queue.executing--;
+          if (queue.executing === 0 && queue.waiting.length === 0) this.activeQueues--;
           // Correct the estimate by the real service time (upstream: nextDispatchR -= (G - S) x width).
           const actualSeconds = (this.clock.now() - executing.startedAt) / 1000;
           queue.nextDispatchR -= executing.info.seats * (ESTIMATED_SERVICE_SECONDS - actualSeconds);
@@ -223,7 +233,12 @@ export class QueueSet {
 
   /** The hand's queue with the fewest seats waiting and executing (ties: the first dealt). */
   private chooseQueue(hash: bigint, config: QueuingConfig): Queue {
-    const hand = dealHand(hash, config.queues, config.handSize);
+    let hand = this.hands.get(hash);
+    if (!hand) {
+      hand = dealHand(hash, config.queues, config.handSize);
+      if (this.hands.size >= 10_000) this.hands.clear();
+      this.hands.set(hash, hand);
+    }
     let best = this.queues[hand[0]!]!;
     let bestLength = best.waitingSeats + best.seatsInUse;
     for (let i = 1; i < hand.length; i++) {
@@ -244,6 +259,7 @@ export class QueueSet {
     this.advanceR();
     queue.waiting.splice(at, 1);
     queue.waitingSeats -= waiting.info.seats;
+    if (queue.executing === 0 && queue.waiting.length === 0) this.activeQueues--;
     this.waitingCount--;
     this.waitingSeatsTotal -= waiting.info.seats;
     if (waiting.timer) this.clock.clearTimeout(waiting.timer);
@@ -277,6 +293,7 @@ export class QueueSet {
       if (head.timer) this.clock.clearTimeout(head.timer);
       best.nextDispatchR += head.info.seats * ESTIMATED_SERVICE_SECONDS;
       best.seatsInUse += head.info.seats;
+      this.seatsInUse += head.info.seats;
       best.executing++;
       this.limiter.take(head.info.seats);
       const executing: Executing = {info: head.info, queue: best.index, startedAt: this.clock.now()};
@@ -291,17 +308,8 @@ export class QueueSet {
     const now = this.clock.now();
     const elapsed = (now - this.lastRealMs) / 1000;
     this.lastRealMs = now;
-    if (elapsed <= 0) return;
-    let active = 0;
-    let inUse = 0;
-    for (const queue of this.queues) {
-      if (queue.waiting.length > 0 || queue.executing > 0) {
-        active++;
-        inUse += queue.seatsInUse;
-      }
-    }
-    if (active === 0) return;
-    this.currentR += (elapsed * inUse) / active;
+    if (elapsed <= 0 || this.activeQueues === 0) return;
+    this.currentR += (elapsed * this.seatsInUse) / this.activeQueues;
   }
 }
 
