@@ -22,6 +22,7 @@
 // - Priority and fairness (case `apf`): GET and create rates of a user (a bearer token; global-default,
 //   a queuing level, not the administrator's exempt one) with --enable-priority-and-fairness on (the
 //   default), as ratios to a server run with it off (max-in-flight) in the same run. Target: >= 0.9x.
+//   APF_NOISE_FLOOR=1 runs both servers with it off: the ratios then show the machine's noise alone.
 // - Admission (case `admission`): pod creates per second with the default admission plugins, and with
 //   the default set plus one validating webhook (a small HTTPS server on loopback allowing everything)
 //   and one ValidatingAdmissionPolicy with its binding, as ratios to a server run with
@@ -530,8 +531,9 @@ async function benchApf(engine, etcdEndpoint) {
     writeFileSync(join(dataDir, 'tokens.csv'), 'bench-token,bench-user,1\n');
     return ['--token-auth-file', join(dataDir, 'tokens.csv')];
   };
-  const on = await startOrch(engine, etcdEndpoint, {}, tokens);
-  const off = await startOrch(engine, etcdEndpoint, {}, (dataDir) => [...tokens(dataDir), '--enable-priority-and-fairness=false']);
+  const offArgs = (dataDir) => [...tokens(dataDir), '--enable-priority-and-fairness=false'];
+  const on = await startOrch(engine, etcdEndpoint, {}, process.env.APF_NOISE_FLOOR ? offArgs : tokens);
+  const off = await startOrch(engine, etcdEndpoint, {}, offArgs);
   try {
     const CM = '/api/v1/namespaces/default/configmaps';
     const asUser = {authorization: 'Bearer bench-token'};
