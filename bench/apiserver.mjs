@@ -18,7 +18,7 @@
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch,validation,apply,rbac,token,audit,encryption,admission,apf: a subset, e.g. to profile one case).
+// (get,list,patch,validation,apply,rbac,token,audit,encryption,admission,media,apf: a subset, e.g. to profile one case).
 // - Priority and fairness (case `apf`): GET and create rates of a user (a bearer token; global-default,
 //   a queuing level, not the administrator's exempt one) with --enable-priority-and-fairness on (the
 //   default), as ratios to a server run with it off (max-in-flight) in the same run. Target: >= 0.9x.
@@ -48,7 +48,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token,audit,encryption,admission,apf').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token,audit,encryption,admission,media,apf').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -114,7 +114,8 @@ async function main() {
       if (CASES.has('validation')) results.push(...(await benchValidation(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('rbac')) results.push(...(await benchRbac(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('audit')) results.push(...(await benchAudit(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
-      if (CASES.has('encryption')) results.push(...(await benchEncryption(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('encryption')) results.push(...(await benchEncryption(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
+      if (CASES.has('media')) results.push(...(await benchMediaType(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('admission')) results.push(...(await benchAdmission(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('apf')) results.push(...(await benchApf(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
@@ -139,6 +140,7 @@ async function loadTsModules() {
       storage: join(root, 'src/daemons/apiserver/storage/index.ts'),
       etcd: join(root, 'test/helpers/etcd.ts'),
       pki: join(root, 'src/daemons/shared/pki/certificates.ts'),
+      kms: join(root, 'src/daemons/apiserver/encryption/kms/api.ts'),
     };
     await build({
       entryPoints: entries,
@@ -154,7 +156,8 @@ async function loadTsModules() {
     const storage = await import(pathToFileURL(join(out, 'storage.js')).href);
     const etcd = await import(pathToFileURL(join(out, 'etcd.js')).href);
     const pki = await import(pathToFileURL(join(out, 'pki.js')).href);
-    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd, pki};
+    const kms = await import(pathToFileURL(join(out, 'kms.js')).href);
+    return {dir: out, SqliteStore: storage.SqliteStore, EtcdStore: storage.EtcdStore, startEtcd: etcd.startEtcd, pki, KMS_V2_SERVICE: kms.KMS_V2_SERVICE};
   }
 }
 
@@ -367,7 +370,9 @@ async function startOrch(engine, etcdEndpoint, env = {}, extraArgs = []) {
   // extraArgs: a list, or a function of the data directory (for options naming files written there).
   const args = [join(root, 'bin/run.js'), 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(typeof extraArgs === 'function' ? extraArgs(dataDir) : extraArgs)];
   if (etcdEndpoint) args.push('--kvstore-servers', etcdEndpoint, '--kvstore-prefix', `/bench-${port}`);
-  const server = spawn(process.execPath, args, {cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, ...env}});
+  // SERVER_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles these servers too.
+  const nodeArgs = (process.env.SERVER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
+  const server = spawn(process.execPath, [...nodeArgs, ...args], {cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, ...env}});
   let log = '';
   server.stderr.on('data', (c) => (log = (log + c).slice(-5000)));
   const stop = async () => {
@@ -553,24 +558,94 @@ async function benchApf(engine, etcdEndpoint) {
   }
 }
 
-/** Encryption at rest (case `encryption`): secret creates with aesgcm on secrets, against a server without. Target: >= 0.8x. */
-async function benchEncryption(engine, etcdEndpoint) {
-  const encryptionArgs = (dataDir) => {
-    const key = Buffer.alloc(32, 7).toString('base64');
-    writeFileSync(join(dataDir, 'enc.yaml'), `apiVersion: apiserver.config.orch.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - aesgcm: {keys: [{name: k1, secret: ${key}}]}\n      - identity: {}\n`);
+/**
+ * Encryption at rest (case `encryption`): secret creates with aesgcm, secretbox and KMS v2 (a plugin
+ * served by this process on a unix socket) on secrets, each against a server without, interleaved.
+ * Target for aesgcm: >= 0.8x. KMS v2 encrypts locally with its DEK: no plugin call per write.
+ */
+async function benchEncryption(engine, etcdEndpoint, lib) {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-bench-kms-'));
+  const socket = join(dir, 'kms.sock');
+  const plugin = await startKmsPlugin(lib, socket);
+  const config = (provider) => (dataDir) => {
+    writeFileSync(join(dataDir, 'enc.yaml'), `apiVersion: apiserver.config.orch.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - ${provider}\n      - identity: {}\n`);
     return ['--encryption-provider-config', join(dataDir, 'enc.yaml')];
   };
-  const on = await startOrch(engine, etcdEndpoint, {}, encryptionArgs);
+  const key = Buffer.alloc(32, 7).toString('base64');
+  const servers = [
+    ['aesgcm', await startOrch(engine, etcdEndpoint, {}, config(`aesgcm: {keys: [{name: k1, secret: ${key}}]}`)), 0.8],
+    ['secretbox', await startOrch(engine, etcdEndpoint, {}, config(`secretbox: {keys: [{name: k1, secret: ${key}}]}`))],
+    ['kms v2', await startOrch(engine, etcdEndpoint, {}, config(`kms: {apiVersion: v2, name: bench, endpoint: "unix://${socket}"}`))],
+  ];
   const off = await startOrch(engine, etcdEndpoint);
   try {
     const SECRETS = '/api/v1/namespaces/default/secrets';
     let n = 0;
     const create = (server) => () => server.orch('POST', SECRETS, JSON.stringify({apiVersion: 'v1', kind: 'Secret', metadata: {name: `s-${n++}`}, data: {password: Buffer.from('hunter2').toString('base64')}}), 'application/json');
-    const [createOn, createOff] = await interleaved(create(on), create(off));
-    return [row(engine, 'secret create, aesgcm', createOn, 'no encryption', createOff, 0.8)];
+    const rows = [];
+    // Each provider against its own interleaved baseline, with the servers' CPU per create (steadier
+    // than rates when the machine is shared).
+    for (const [name, server, target] of servers) {
+      const [on, none] = await interleaved(withCpu(server, create(server)), withCpu(off, create(off)));
+      rows.push(row(engine, `secret create, ${name}`, on, 'no encryption', none, target));
+      rows.push({engine, name: `  CPU, ${name}`, rps: on.cpuPerRequest, ratio: on.cpuPerRequest / none.cpuPerRequest, against: `none ${none.cpuPerRequest?.toFixed(0)} CPU-us/req`, note: 'CPU-us per request'});
+    }
+    return rows;
   } finally {
-    await on.stop();
+    for (const [, server] of servers) await server.stop();
     await off.stop();
+    plugin.forceShutdown();
+    rmSync(dir, {recursive: true, force: true});
+  }
+}
+
+/** A KMS v2 plugin on a unix socket: AES-256-GCM under one key id. */
+async function startKmsPlugin(lib, socket) {
+  const grpc = await import('@grpc/grpc-js');
+  const {createCipheriv, createDecipheriv, randomBytes} = await import('node:crypto');
+  const kek = randomBytes(32);
+  const server = new grpc.Server();
+  server.addService(lib.KMS_V2_SERVICE, {
+    Status: (_call, callback) => callback(null, {version: 'v2', healthz: 'ok', key_id: 'bench-1'}),
+    Encrypt: (call, callback) => {
+      const nonce = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', kek, nonce);
+      callback(null, {ciphertext: Buffer.concat([nonce, cipher.update(call.request.plaintext), cipher.final(), cipher.getAuthTag()]), key_id: 'bench-1'});
+    },
+    Decrypt: (call, callback) => {
+      const c = call.request.ciphertext;
+      const decipher = createDecipheriv('aes-256-gcm', kek, c.subarray(0, 12));
+      decipher.setAuthTag(c.subarray(c.length - 16));
+      callback(null, {plaintext: Buffer.concat([decipher.update(c.subarray(12, c.length - 16)), decipher.final()])});
+    },
+  });
+  await new Promise((resolve, reject) => server.bindAsync(`unix:${socket}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
+  return server;
+}
+
+/**
+ * Storage media type (case `media`): pod creates and GETs (served from the watch cache, which holds
+ * decoded objects) with --storage-media-type protobuf and yaml, against JSON, interleaved. It tells
+ * whether protobuf may be the default: it is not when it is slower than JSON here.
+ */
+async function benchMediaType(engine, etcdEndpoint) {
+  const json = await startOrch(engine, etcdEndpoint, {}, ['--storage-media-type', 'application/json']);
+  const protobuf = await startOrch(engine, etcdEndpoint, {}, ['--storage-media-type', 'application/vnd.orch.protobuf']);
+  const yaml = await startOrch(engine, etcdEndpoint, {}, ['--storage-media-type', 'application/yaml']);
+  try {
+    let n = 0;
+    const pod = () => JSON.stringify({apiVersion: 'v1', kind: 'Pod', metadata: {name: `m-${n++}`, labels: {app: 'bench'}}, spec: {containers: [{name: 'app', image: 'nginx:1.27', ports: [{containerPort: 80}]}]}});
+    const create = (server) => withCpu(server, () => server.orch('POST', PODS, pod(), 'application/json'));
+    const [pb, ym, js] = await interleaved(create(protobuf), create(yaml), create(json));
+    return [
+      row(engine, 'pod create, protobuf', pb, 'json', js),
+      {engine, name: '  CPU, protobuf', rps: pb.cpuPerRequest, ratio: pb.cpuPerRequest / js.cpuPerRequest, against: `json ${js.cpuPerRequest?.toFixed(0)} CPU-us/req`, note: 'CPU-us per request'},
+      row(engine, 'pod create, yaml', ym, 'json', js),
+    ];
+  } finally {
+    await json.stop();
+    await protobuf.stop();
+    await yaml.stop();
   }
 }
 

@@ -162,9 +162,9 @@ export const controllerManagerOptions: OptionTable = [
     type: 'int32Slice',
     seedType: 'int32Slice',
     seedDefault: '[]',
-    help: 'Numeric IDs of the elliptic curves allowed in TLS handshakes (order does not matter).',
+    help: 'Numeric IDs (Go crypto/tls CurveID) of the key-exchange curves allowed in TLS handshakes: 23 P-256, 24 P-384, 25 P-521, 29 X25519, 4588 X25519MLKEM768 (needs OpenSSL 3.5+).',
     section: SERVING,
-    implemented: false,
+    implemented: true,
     repeatable: true,
   },
   {

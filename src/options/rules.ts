@@ -19,6 +19,9 @@ import { labelValueErrors, qualifiedNameErrors } from './value-labels.js';
 import { NAME_SET_IDS, nameSet, names, type NameSetId } from '../api/names.js';
 import { allowedNodeLabelPrefixes, allowedNodeLabels, isAllowedNodeLabel } from '../api/node-labels.js';
 import {ADMISSION_PLUGIN_ORDER} from '../api/admission-plugins.js';
+import {corsPatternProblems} from '../daemons/apiserver/filters/cors.js';
+import {createSecureContext} from 'node:tls';
+import {tlsCurveProblems} from './value-tls.js';
 
 /** Read-only access to the parsed values of one command line. */
 class OptionView {
@@ -387,6 +390,14 @@ const apiserverRules: Rule[] = [
   },
   requires(['apiserver'], 'oidc-issuer-url', 'oidc-client-id', ': the client ID is required when the issuer URL is set'),
   {
+    // Upstream's EtcdOptions.Validate: reloading needs a file to reload.
+    programs: ['apiserver'],
+    check: (o) =>
+      o.bool('encryption-provider-config-automatic-reload') && !o.has('encryption-provider-config')
+        ? '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config'
+        : undefined,
+  },
+  {
     programs: ['apiserver'],
     check: (o) => {
       const url = o.str('oidc-issuer-url');
@@ -498,6 +509,8 @@ const apiserverRules: Rule[] = [
   atLeast(['apiserver'], 'min-request-timeout', 0, 'zero or positive'),
   atLeast(['apiserver'], 'max-connection-bytes-per-sec', 0, 'zero (no limit) or positive'),
   atLeast(['apiserver'], 'lease-reuse-duration-seconds', 1, 'positive'),
+  atLeast(['apiserver'], 'delete-collection-workers', 1, 'positive'),
+  notNegativeDuration(['apiserver'], 'agent-timeout'),
   ...['audit-log-maxage', 'audit-log-maxbackup', 'audit-log-maxsize'].map((n) => atLeast(['apiserver'], n, 0, 'zero or positive')),
   auditBackendRules('log'),
   auditBackendRules('webhook'),
@@ -512,17 +525,12 @@ const apiserverRules: Rule[] = [
             `--strict-transport-security-directives: ${JSON.stringify(d)} is not one of max-age=<seconds>, includeSubDomains, preload`,
         ),
   },
+  // Upstream's validateCorsAllowedOriginList: each pattern compiles and pins the host at both ends.
+  {programs: ['apiserver'], check: (o) => corsPatternProblems(o.list('cors-allowed-origins'))},
+  // Go's curve IDs, each one the runtime's OpenSSL can offer.
   {
-    programs: ['apiserver'],
-    check: (o) =>
-      o.list('cors-allowed-origins').flatMap((pattern) => {
-        try {
-          new RegExp(pattern);
-          return [];
-        } catch {
-          return [`--cors-allowed-origins: ${JSON.stringify(pattern)} is not a valid regular expression`];
-        }
-      }),
+    programs: ['apiserver', 'controller-manager'],
+    check: (o) => tlsCurveProblems('tls-curve-preferences', (o.raw('tls-curve-preferences') as number[] | undefined) ?? [], opensslHasGroup),
   },
   together(['apiserver'], 'proxy-client-cert-file', 'proxy-client-key-file'),
   together(['apiserver'], 'agent-client-certificate', 'agent-client-key'),
@@ -990,4 +998,14 @@ export function validateOptionRules(
     else if (Array.isArray(result)) problems.push(...result);
   }
   return problems;
+}
+
+/** Whether this runtime's OpenSSL knows a TLS group (what Node's `ecdhCurve` accepts). */
+function opensslHasGroup(name: string): boolean {
+  try {
+    createSecureContext({ecdhCurve: name});
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -90,3 +90,35 @@ export function parseCipherSuites(raw: string, previous?: string[]): string[] {
   }
   return [...(previous ?? []), ...names];
 }
+
+/**
+ * --tls-curve-preferences: Go's crypto/tls CurveID numbers (the IANA TLS group codes) and the
+ * OpenSSL group names Node's `ecdhCurve` takes. 4588 is X25519MLKEM768 (Go 1.24), which needs an
+ * OpenSSL with ML-KEM (3.5 or later); tlsCurveProblems says so when the runtime lacks it.
+ */
+export const TLS_CURVES: Readonly<Record<number, string>> = {
+  23: 'P-256', // CurveP256 (secp256r1)
+  24: 'P-384', // CurveP384
+  25: 'P-521', // CurveP521
+  29: 'X25519',
+  4588: 'X25519MLKEM768',
+};
+
+/** Node's `ecdhCurve` for the given IDs, in order (undefined: the runtime's default list). */
+export function toEcdhCurve(ids: readonly number[] | undefined): string | undefined {
+  return ids && ids.length > 0 ? ids.map((id) => TLS_CURVES[id]).join(':') : undefined;
+}
+
+/**
+ * One message per ID that is not a known curve, naming the accepted ones, and per curve this
+ * runtime's OpenSSL cannot offer (`supported` probes one group name).
+ */
+export function tlsCurveProblems(option: string, ids: readonly number[], supported: (name: string) => boolean): string[] {
+  const accepted = Object.entries(TLS_CURVES).map(([id, name]) => `${id} (${name})`).join(', ');
+  return ids.flatMap((id) => {
+    const name = TLS_CURVES[id];
+    if (!name) return [`--${option}: unknown curve ID ${id}; accepted: ${accepted}`];
+    if (!supported(name)) return [`--${option}: curve ${id} (${name}) is not supported by this runtime's OpenSSL`];
+    return [];
+  });
+}

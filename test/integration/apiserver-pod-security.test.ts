@@ -57,6 +57,8 @@ describe.each<[NameSetId]>([['orch'], ['kubernetes']])('PodSecurity with kubectl
       engine: 'sqlite',
       args: [
         '--names', namesId,
+        // PodSecurity judges privileged pods; without this they are invalid before admission sees them.
+        '--allow-privileged',
         '--admission-control-config-file', join(dir, 'admission.json'),
         '--audit-policy-file', join(dir, 'audit-policy.yaml'),
         '--audit-log-path', join(dir, 'audit.log'),

@@ -9,6 +9,7 @@
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {request} from 'node:https';
+import {connect} from 'node:tls';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {Gauge, Registry} from 'prom-client';
@@ -67,7 +68,8 @@ describe('controller manager delegated authentication and authorization', () => 
         bindAddress: '127.0.0.1', securePort: await freePort(), certDir: join(dir, 'pki'), alwaysAllowPaths: ['/healthz', '/readyz', '/livez'],
         authenticationOrchconfig: api.orchconfigPath, authorizationOrchconfig: api.orchconfigPath,
         authorizedTtlMs: 10_000, unauthorizedTtlMs: 0,
-        ...secureServingOptions({}),
+        // --tls-curve-preferences=24: P-384 only.
+        ...secureServingOptions({'tls-curve-preferences': [24]}),
       },
       metrics,
     );
@@ -106,6 +108,19 @@ describe('controller manager delegated authentication and authorization', () => 
   it('keeps the always-allowed health paths open to anyone, their checks included', async () => {
     expect((await get(port, '/healthz')).status).toBe(200);
     expect((await get(port, '/livez/ping')).status).toBe(200);
+  });
+
+  it('offers only the curves of --tls-curve-preferences', async () => {
+    const handshake = (ecdhCurve: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect({host: '127.0.0.1', port, rejectUnauthorized: false, ecdhCurve}, () => {
+          resolve('ok');
+          socket.end();
+        });
+        socket.on('error', (error) => resolve(error.message));
+      });
+    expect(await handshake('P-384')).toBe('ok');
+    expect(await handshake('X25519')).not.toBe('ok');
   });
 
   it('rejects a bearer token the API server does not vouch for with 401', async () => {

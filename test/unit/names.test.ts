@@ -146,7 +146,7 @@ describe('--names', () => {
     const given = resolveOptions('controller-manager', controllerManagerOptions, {names: 'kubernetes', 'leader-elect-resource-namespace': 'mine'});
     expect(given.values['leader-elect-resource-namespace']).toBe('mine');
     const api = resolveOptions('apiserver', apiserverOptions, {names: 'kubernetes'});
-    expect([api.values['storage-media-type'], api.values['audit-log-version']]).toEqual(['application/vnd.kubernetes.protobuf', 'audit.k8s.io/v1']);
+    expect([api.values['audit-webhook-version'], api.values['audit-log-version']]).toEqual(['audit.k8s.io/v1', 'audit.k8s.io/v1']);
   });
 
   it('validates --node-labels against the set given on the same command line', () => {

@@ -3,11 +3,13 @@
  * clients send) decoded into the JSON objects the REST layer handles. Responses stay JSON, which
  * every such client also accepts.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { NAME_SET_IDS, nameSet } from '../names.js';
 import { ApiError, badRequest, failureStatus } from '../status.js';
 import type { JsonObject } from '../../patch/types.js';
 import { decodeMessage, ProtobufDecodeError, type DecodeOptions } from './decode.js';
 import { decodeEnvelope, hasProtobufMagic } from './envelope.js';
+import { encodeEnvelope, encodeMessage } from './encode.js';
 import { messageForKind, messageRegistry } from './registry.js';
 
 export { hasProtobufMagic } from './envelope.js';
@@ -46,4 +48,25 @@ export function decodeProtobufBody(body: Uint8Array): JsonObject {
 
 export function isProtobufBody(mediaType: string, body: Uint8Array): boolean {
   return PROTOBUF_MEDIA_TYPES.has(mediaType) && hasProtobufMagic(body);
+}
+
+/**
+ * A built-in object as a protobuf envelope, or undefined when protobuf cannot carry it exactly: a
+ * kind without a schema here, or an object with fields or values the schema would drop or change
+ * (checked by decoding the bytes again). Upstream stores unregistered types as JSON the same way.
+ */
+export function encodeProtobufObject(object: JsonObject): Buffer | undefined {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  const kind = typeof object.kind === 'string' ? object.kind : '';
+  const message = messageForKind(apiVersion, kind);
+  if (!message) return undefined;
+  let bytes: Buffer;
+  try {
+    const { apiVersion: _a, kind: _k, ...rest } = object;
+    bytes = encodeEnvelope(apiVersion, kind, encodeMessage(rest, message, messageRegistry()));
+    if (!isDeepStrictEqual(decodeProtobufObject(bytes), object)) return undefined;
+  } catch {
+    return undefined;
+  }
+  return bytes;
 }

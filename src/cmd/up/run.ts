@@ -80,7 +80,8 @@ export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTT
   // name the same node, or the Node authorizer refuses its own lease and pods.
   const nodeName = (passedValue(o.agentArgs, 'hostname-override') || hostname()).toLowerCase();
   const apiDir = join(o.dataDir, 'apiserver');
-  const apiDefaults = {'data-dir': apiDir, 'authorization-mode': 'Node,RBAC', 'anonymous-auth': 'false', names: nameSetId};
+  // Privileged containers allowed, as kubeadm and kind set up their API servers (the seed's default refuses them).
+  const apiDefaults = {'data-dir': apiDir, 'authorization-mode': 'Node,RBAC', 'anonymous-auth': 'false', 'allow-privileged': 'true', names: nameSetId};
   const apiArgs = mergeDaemonArgs('apiserver', apiDefaults, o.apiserverArgs);
   const api = await parseCommandLine('apiserver', apiserverOptions, apiArgs, setByUpOnly(apiDefaults, o.apiserverArgs));
   checkNames('apiserver', api.options.values, nameSetId);

@@ -9,6 +9,9 @@ import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {AuditConfig} from './audit/index.js';
 import {names} from '../../api/names.js';
+import {FeatureGateError, FeatureGates} from '../../api/feature-gates.js';
+import {EMULATED_KUBERNETES} from '../../lib/version.js';
+import {UserError} from '../../lib/errors.js';
 
 type Values = Record<string, unknown>;
 const ms = (v: unknown, fallback = 0): number => (v && typeof v === 'object' && 'ms' in v ? (v as {ms: number}).ms : fallback);
@@ -36,7 +39,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
-  'encryption-provider-config',
+  'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'storage-media-type', 'storage-backend',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
   // Read by the DefaultTolerationSeconds admission plugin through the admission server options.
   'default-not-ready-toleration-seconds', 'default-unreachable-toleration-seconds',
@@ -49,6 +52,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
+  'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
+  'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
 ] as const;
 
@@ -80,6 +85,8 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
       watchCache: values['watch-cache'] !== false,
       watchCacheSizes: list(values['watch-cache-sizes']),
       compactionIntervalMs: ms(values['kvstore-compaction-interval'], 300_000),
+      mediaType: str(values['storage-media-type']),
+      backend: str(values['storage-backend']),
     },
     anonymousAuth: values['anonymous-auth'] !== false,
     anonymousAuthSet: explicit?.has('anonymous-auth') ?? false,
@@ -152,10 +159,27 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
+    encryptionProviderConfigAutomaticReload: values['encryption-provider-config-automatic-reload'] === true,
     audit: auditConfig(values),
+    featureGates: featureGatesConfig(values),
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
+    corsAllowedOrigins: list(values['cors-allowed-origins']),
+    agentTimeoutMs: ms(values['agent-timeout'], 5000),
+    allowPrivileged: values['allow-privileged'] === true,
+    deleteCollectionWorkers: num(values['delete-collection-workers'], 1),
+    enableGarbageCollector: values['enable-garbage-collector'] !== false,
+    externalHostname: str(values['external-hostname']),
+    permitPortSharing: values['permit-port-sharing'] === true,
+    maxConnectionBytesPerSec: num(values['max-connection-bytes-per-sec'], 0),
+    leaseReuseDurationSeconds: num(values['lease-reuse-duration-seconds'], 60),
+    debug: {
+      profiling: values['profiling'] !== false,
+      contentionProfiling: values['contention-profiling'] === true,
+      socketPath: str(values['debug-socket-path']),
+      logsHandler: values['enable-logs-handler'] === true,
+    },
   };
 }
 
@@ -216,6 +240,16 @@ export function auditConfig(values: Values): AuditConfig {
       truncate: truncate('audit-webhook'),
     },
   };
+}
+
+/** --feature-gates, validated at the emulated release (upstream's errors stop the start). */
+export function featureGatesConfig(values: Values): FeatureGates {
+  try {
+    return new FeatureGates((values['feature-gates'] as Record<string, boolean> | undefined) ?? {}, {emulationVersion: EMULATED_KUBERNETES});
+  } catch (error) {
+    if (error instanceof FeatureGateError) throw new UserError(`invalid argument for --feature-gates: ${error.message}`);
+    throw error;
+  }
 }
 
 function isSeedDefaultCertDir(values: Values): boolean {

@@ -18,6 +18,12 @@ export interface AgentTls {
   key?: string;
   /** --agent-preferred-address-types. */
   addressTypes?: string[];
+  /**
+   * --agent-timeout: how long connecting to an agent and getting its response headers may take
+   * (logs, nodes/proxy, metrics, and the dial of exec, attach and port-forward); a stream that has
+   * started is not cut by it.
+   */
+  timeoutMs?: number;
 }
 
 export const DEFAULT_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
@@ -103,13 +109,17 @@ export async function servePodLog(
   const host = address.includes(':') ? `[${address}]` : address;
   const target = `https://${host}:${port}/containerLogs/${namespace}/${name}/${chosen.container}${query.size ? `?${query}` : ''}`;
   await new Promise<void>((resolve) => {
-    const upstream = httpsRequest(target, {ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: Boolean(tls.ca), timeout: 30_000}, (reply: IncomingMessage) => {
+    const timeoutMs = tls.timeoutMs ?? 30_000;
+    const timer = setTimeout(() => upstream.destroy(new Error(`timeout awaiting response headers after ${timeoutMs / 1000}s`)), timeoutMs);
+    const upstream = httpsRequest(target, {ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: Boolean(tls.ca)}, (reply: IncomingMessage) => {
+      clearTimeout(timer);
       res.writeHead(reply.statusCode ?? 502, {'Content-Type': reply.headers['content-type'] ?? 'text/plain'});
       reply.pipe(res);
       reply.on('end', resolve);
       reply.on('error', resolve);
     });
     upstream.on('error', (error) => {
+      clearTimeout(timer);
       if (!res.headersSent) fail(res, 500, 'InternalError', `Get "${target}": ${error.message}`);
       else res.end();
       resolve();

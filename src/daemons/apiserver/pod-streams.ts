@@ -14,6 +14,7 @@ import {writeStatusObject} from './filters/index.js';
 import {agentEndpoint, chooseContainer, type AgentTls, type PodLike} from './pod-logs.js';
 import type {Store} from './storage/store.js';
 import {TLS_READ_BUFFERS, relay, relayEnd, relayReads} from '../shared/serving/relay.js';
+import {ByteRate} from '../shared/serving/byte-rate.js';
 
 export const POD_STREAM_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/;
 
@@ -29,7 +30,7 @@ export function markUpgrade(req: IncomingMessage, connection: UpgradeConnection)
   upgrades.set(req, connection);
 }
 
-/** How long dialing the agent may take (upstream's dial timeout is 30 s too). */
+/** How long dialing the agent may take without --agent-timeout (upstream's dial timeout is 30 s). */
 const DIAL_TIMEOUT_MS = 30_000;
 
 /** Headers that stay here: the client's credentials for the API server, and the hop to it. */
@@ -77,6 +78,8 @@ export async function servePodStream(
   store: Store,
   keyPrefix: string,
   agentTls: AgentTls,
+  /** --max-connection-bytes-per-sec (0: no limit). */
+  bytesPerSec = 0,
 ): Promise<void> {
   const [, namespace, name, subresource] = match as unknown as [string, string, string, 'exec' | 'attach' | 'portforward'];
   const upgrade = upgrades.get(req);
@@ -110,12 +113,12 @@ export async function servePodStream(
     servername: /^[\d.:]+$/.test(agent.address) ? undefined : agent.address,
     // The agent's answer and everything after it go to the client as read (the bulk direction of
     // port-forward and exec output), through reused buffers. (tls.connect takes net's `onread`;
-    // @types/node does not list it.)
-    onread: relayReads(() => client, TLS_READ_BUFFERS),
+    // @types/node does not list it.) A byte rate needs the stream's pause instead.
+    ...(bytesPerSec > 0 ? {} : {onread: relayReads(() => client, TLS_READ_BUFFERS)}),
   } as tls.ConnectionOptions);
   await new Promise<void>((resolve) => {
     let connected = false;
-    const timer = setTimeout(() => backend.destroy(new Error('i/o timeout')), DIAL_TIMEOUT_MS);
+    const timer = setTimeout(() => backend.destroy(new Error('i/o timeout')), agentTls.timeoutMs ?? DIAL_TIMEOUT_MS);
     backend.once('secureConnect', () => {
       connected = true;
       clearTimeout(timer);
@@ -124,9 +127,11 @@ export async function servePodStream(
       for (let i = 0; i < raw.length; i += 2) if (!DROPPED.test(raw[i])) lines.push(`${raw[i]}: ${raw[i + 1]}`);
       backend.write(lines.join('\r\n') + '\r\n\r\n');
       if (upgrade.head.length) backend.write(upgrade.head);
-      // From here on the API server only copies bytes; either side closing ends both.
-      relayEnd(backend, client);
-      relay(client, backend);
+      // From here on the API server only copies bytes; either side closing ends both. With
+      // --max-connection-bytes-per-sec each direction keeps to the rate, as upstream's flowrate copies.
+      if (bytesPerSec > 0) relay(backend, client, undefined, new ByteRate(bytesPerSec));
+      else relayEnd(backend, client);
+      relay(client, backend, undefined, bytesPerSec > 0 ? new ByteRate(bytesPerSec) : undefined);
       client.on('error', () => backend.destroy());
       client.once('close', () => {
         backend.destroy();

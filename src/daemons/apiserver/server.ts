@@ -14,6 +14,8 @@ import {ServerResponse, type IncomingMessage} from 'node:http';
 import type {Duplex} from 'node:stream';
 import type {Server as NetServer, Socket} from 'node:net';
 import {createStore, type Storage, type StorageOptions} from './storage/index.js';
+import {Encryption} from './encryption/index.js';
+import type {KmsTimings} from './encryption/kms/provider.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writeError, writePlainNotFound} from './rest/http-io.js';
 import {builtinResources, ResourceRegistry} from '../../api/resources.js';
@@ -49,6 +51,7 @@ import {
   writeStatusObject,
   cacheControlFilter,
   hstsFilter,
+  corsFilter,
   type Filter,
   type MaxInFlightFilter,
 } from './filters/index.js';
@@ -84,6 +87,9 @@ import type {RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {createPriorityAndFairness, DEBUG_PREFIX as APF_DEBUG_PREFIX, type PriorityAndFairness} from './filters/flowcontrol/index.js';
+import {startDebugRoutes, type DebugRoutes} from './debug/index.js';
+import {listenOptions} from '../shared/serving/listen-options.js';
+import type {FeatureGates} from '../../api/feature-gates.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -154,6 +160,11 @@ export interface ApiServerConfig extends SecureServingOptions {
   strictTransportSecurityDirectives?: string[];
   /** --encryption-provider-config: values of the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
+  /** --encryption-provider-config-automatic-reload, and how often the file is read again (default 1 s). */
+  encryptionProviderConfigAutomaticReload?: boolean;
+  encryptionReloadIntervalMs?: number;
+  /** KMS v2 plugin timings (Status poll, health answer reuse, DEK write lifetime); upstream's when absent. Tests shorten them. */
+  kmsTimings?: KmsTimings;
   /** The audit options; without a policy file nothing is audited. */
   audit?: AuditConfig;
   /** The admission options (config.ts admissionConfig); without them the default set runs. */
@@ -166,14 +177,37 @@ export interface ApiServerConfig extends SecureServingOptions {
     serverOptions?: Record<string, unknown>;
   };
   version: VersionInfo;
+  /** --feature-gates resolved at the emulated release; the defaults when absent. */
+  featureGates?: FeatureGates;
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
+  /** --agent-timeout: connecting to an agent and its response headers (pod-logs.ts AgentTls.timeoutMs). */
+  agentTimeoutMs?: number;
+  /** --allow-privileged (default false): privileged containers are invalid without it. */
+  allowPrivileged?: boolean;
+  /** --delete-collection-workers (default 1). */
+  deleteCollectionWorkers?: number;
+  /** --enable-garbage-collector (default true): off, deletes ignore propagationPolicy and orphanDependents. */
+  enableGarbageCollector?: boolean;
+  /** --external-hostname: the host clients are handed in discovery (serverAddressByClientCIDRs) and issuer URLs. */
+  externalHostname?: string;
+  /** --lease-reuse-duration-seconds: how long an etcd lease for events is shared (etcd only). */
+  leaseReuseDurationSeconds?: number;
+  /** --max-connection-bytes-per-sec: the byte rate of each direction of exec, attach and port-forward connections. */
+  maxConnectionBytesPerSec?: number;
+  /** --permit-port-sharing: SO_REUSEPORT where the runtime's net.Server can (Node 22.12+). */
+  permitPortSharing?: boolean;
+  /** --cors-allowed-origins (validated patterns). */
+  corsAllowedOrigins?: string[];
+  /** --profiling, --contention-profiling, --debug-socket-path, --enable-logs-handler (./debug/). */
+  debug?: {profiling: boolean; contentionProfiling: boolean; socketPath?: string; logsHandler: boolean};
 }
 
 type AnyRequest = IncomingMessage & {headersDistinct?: Record<string, string[]>};
 
 export class ApiServer {
   private storage?: Storage;
+  private encryption?: Encryption;
   private api?: ApiHandler;
   private authenticator?: RequestAuthenticator;
   private authorizer?: Authorizer;
@@ -195,6 +229,7 @@ export class ApiServer {
   private auditor?: Auditor;
   private admission?: AdmissionChain;
   private sweeper?: {start(): void; stop(): void};
+  private debug?: DebugRoutes;
   private sockets = new Set<Socket>();
   private lastChecks: {livez: CheckState[]; readyz: CheckState[]} = {livez: [], readyz: []};
   private boundPort = 0;
@@ -216,11 +251,20 @@ export class ApiServer {
     this.hooks = new PostStartHooks({registry: this.registry});
   }
 
-  /** The address other hosts reach this server at (upstream's external address), for the JWKS URI. */
-  private externalUrl(): string {
+  /**
+   * host:port other hosts reach this server at (upstream's ExternalAddress): --external-hostname,
+   * else the advertise address, with the secure port unless the hostname names one. Handed out in
+   * discovery (serverAddressByClientCIDRs) and the issuer's JWKS URI.
+   */
+  private externalAddress(): string {
     const c = this.config;
-    const host = c.advertiseAddress ?? '127.0.0.1';
-    return `https://${host.includes(':') ? `[${host}]` : host}:${this.boundPort || c.securePort}`;
+    const port = this.boundPort || c.securePort;
+    if (c.externalHostname) return /^[^:]+:\d+$/.test(c.externalHostname) || /^\[.*\]:\d+$/.test(c.externalHostname) ? c.externalHostname : `${bracketed(c.externalHostname)}:${port}`;
+    return `${bracketed(c.advertiseAddress ?? '127.0.0.1')}:${port}`;
+  }
+
+  private externalUrl(): string {
+    return `https://${this.externalAddress()}`;
   }
 
   /** https://host:port clients use (loopback when bound to all interfaces). */
@@ -231,6 +275,7 @@ export class ApiServer {
 
   async start(): Promise<void> {
     const c = this.config;
+    for (const warning of c.featureGates?.warnings ?? []) log.warning(warning);
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
@@ -239,8 +284,15 @@ export class ApiServer {
     // Overrides (--kvstore-servers-overrides group/resource#servers) route by the same key prefix
     // the REST layer writes each resource under (nodes live under `minions`, as upstream).
     const keyPrefixOf = (group: string, resource: string) => resourceKeyPrefix(c.keyPrefix, group, resource);
-    const wrapEngine = c.encryptionProviderConfig ? await encryptionWrapper(c.encryptionProviderConfig, c.keyPrefix) : undefined;
-    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, keyPrefixOf, wrapEngine, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
+    this.encryption = c.encryptionProviderConfig
+      ? await Encryption.start({file: c.encryptionProviderConfig, keyPrefix: c.keyPrefix, reload: c.encryptionProviderConfigAutomaticReload ?? false, reloadIntervalMs: c.encryptionReloadIntervalMs, kmsTimings: c.kmsTimings, log: (m) => log.info(m)})
+      : undefined;
+    const encryption = this.encryption;
+    const wrapEngine = encryption && ((engine: Store) => encryption.wrap(engine));
+    const builtinPrefixes = cachedResources.map((r) => r.prefix);
+    // On etcd, events expire by lease as upstream (their TTL from each write); the sweeper stays for SQLite.
+    const expiring = {prefixes: [...new Set(['', names().groups.events].map((g) => keyPrefixOf(g, 'events')))].map((prefix) => ({prefix, ttlSeconds: Math.max(1, Math.ceil(c.eventTtlMs / 1000))})), leaseReuseDurationSeconds: c.leaseReuseDurationSeconds ?? 60};
+    this.storage = createStore({...c.storage, dataDir: c.dataDir, cachedResources, builtinPrefixes, keyPrefixOf, wrapEngine, expiring, requestTimeoutMs: c.requestTimeoutMs > 0 ? c.requestTimeoutMs : undefined});
     const store = this.storage.store;
     log.info('Storage ready', 'engine', store.engine);
     await this.checkNameSet(store, c.keyPrefix);
@@ -249,7 +301,10 @@ export class ApiServer {
     if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv));
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
-    this.agentTls = {ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey), addressTypes: c.agentPreferredAddressTypes};
+    this.agentTls = {
+      ca: await readOptional(c.agentCertificateAuthority), cert: await readOptional(c.agentClientCertificate), key: await readOptional(c.agentClientKey),
+      addressTypes: c.agentPreferredAddressTypes, timeoutMs: c.agentTimeoutMs,
+    };
     const auth = await createAuthentication({
       anonymousAuth: c.anonymousAuth,
       clientCaFile: c.clientCaFile,
@@ -294,6 +349,7 @@ export class ApiServer {
     this.rbac = new RbacInformer(store, c.keyPrefix, (error) => log.v(2).info('RBAC informer error', 'err', error));
     this.authorizer = await this.authorization(store);
 
+    const server = this;
     const rbacRules = new RbacAuthorizer(this.rbac.index);
     const rbacIndex = this.rbac.index;
     this.api = createApiHandler({
@@ -315,10 +371,14 @@ export class ApiServer {
         platform: c.version.platform,
       },
       minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
-      serverAddresses: [{clientCIDR: '0.0.0.0/0', serverAddress: `${c.advertiseAddress ?? '127.0.0.1'}:${c.securePort}`}],
+      // Read per request: the port is known once the server listens.
+      get serverAddresses() {
+        return [{clientCIDR: '0.0.0.0/0', serverAddress: server.externalAddress()}];
+      },
       agentTls: this.agentTls,
       rulesFor: (user, namespace) => rulesFor(this.authorizationModesInEffect(), this.rbac?.index, user, namespace),
       tokens: this.tokenServices,
+      allowPrivileged: c.allowPrivileged, deleteCollectionWorkers: c.deleteCollectionWorkers, garbageCollection: c.enableGarbageCollector,
     });
 
     // The admission chain from the options: a bad configuration stops the start before anything listens.
@@ -335,6 +395,11 @@ export class ApiServer {
       this.apf.start();
     }
     this.installHealthChecks();
+    const d = c.debug ?? {profiling: true, contentionProfiling: false, logsHandler: false};
+    this.debug = await startDebugRoutes({
+      profiling: d.profiling, contentionProfiling: d.contentionProfiling, debugSocketPath: d.socketPath,
+      logsDir: d.logsHandler ? join(c.dataDir, 'logs') : undefined, onError: (error) => log.error('Debug handler failed', 'err', error),
+    });
     await this.listen(key, cert, [...auth.clientCaPems, ...(auth.requestHeader?.caPems ?? [])]);
     await this.writeAdminOrchconfig(caPem);
     log.info('Serving securely', 'address', this.url, 'orchconfig', c.orchconfigPath);
@@ -453,7 +518,7 @@ export class ApiServer {
     const rbac = this.rbac as RbacInformer;
     const ping = (timeoutMs: number) => Promise.all(storage.engines.map((e) => e.ping(timeoutMs))).then(() => undefined);
     const kv = kvstoreChecks({healthcheckTimeoutMs: c.kvstoreHealthcheckTimeoutMs, readycheckTimeoutMs: c.kvstoreReadycheckTimeoutMs, ping});
-    this.registry.addHealthChecks(pingCheck, this.logCheck, kv.health);
+    this.registry.addHealthChecks(pingCheck, this.logCheck, kv.health, ...(this.encryption?.healthChecks ?? []));
     this.registry.addReadyzChecks(kv.readiness, kvstoreWritableCheck(() => storage.engines));
     this.registry.addReadyzChecks(
       informerSyncCheck(() => [
@@ -525,6 +590,8 @@ export class ApiServer {
       this.stats.filter,
       cacheControlFilter(),
       ...(c.strictTransportSecurityDirectives?.length ? [hstsFilter(c.strictTransportSecurityDirectives)] : []),
+      // Upstream's WithCORS sits outside authentication: preflights carry no credentials.
+      ...[corsFilter(c.corsAllowedOrigins ?? [])].filter((f): f is Filter => f !== undefined),
       goawayFilter({chance: c.goawayChance}),
       requestTimeoutFilter({requestTimeoutMs: c.requestTimeoutMs}),
       // Priority and fairness needs the user: it runs in serve(), after authentication (as upstream).
@@ -579,6 +646,13 @@ export class ApiServer {
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (this.apf.serveDebug(path, new URL(req.url ?? '/', 'https://local').searchParams, res)) return;
       }
+      const debugRoute = this.debug?.route(path);
+      if (debugRoute) {
+        const attrs: AuthorizationAttributes = {user, verb: (req.method ?? 'GET').toLowerCase(), resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return debugRoute(req, res);
+      }
       const discovery = this.issuerDiscovery && discoveryDocument(path);
       if (discovery && req.method === 'GET') {
         const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
@@ -622,7 +696,7 @@ export class ApiServer {
           if (error instanceof ApiError) return writeError(res, error);
           throw error;
         }
-        return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls);
+        return servePodStream(req, res, streamPath, (this.storage as Storage).store, c.keyPrefix, this.agentTls, c.maxConnectionBytesPerSec);
       }
       const metrics = parseMetricsPath(path);
       if (metrics) {
@@ -635,7 +709,7 @@ export class ApiServer {
         return serveResourceMetrics(req, res, metrics, {
           store: (this.storage as Storage).store,
           keyPrefix: c.keyPrefix,
-          summary: (node) => fetchSummary(node, this.agentTls),
+          summary: (node) => fetchSummary(node, this.agentTls, this.agentTls.timeoutMs),
           onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
         });
       }
@@ -703,7 +777,7 @@ export class ApiServer {
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(c.securePort, c.bindAddress || undefined, () => {
+      server.listen(listenOptions(c.securePort, c.bindAddress || undefined, c.permitPortSharing === true, (m) => log.warning(m)), () => {
         server.off('error', reject);
         resolve();
       });
@@ -728,11 +802,13 @@ export class ApiServer {
     this.externalSigner?.close();
     this.sweeper?.stop();
     this.apf?.stop();
+    await this.debug?.close();
     this.logCheck.stop();
     await this.admission?.close();
     // Buffered audit events are written before the process ends.
     await this.auditor?.shutdown();
     await this.storage?.close();
+    this.encryption?.stop();
   }
 
   /** SIGTERM/SIGINT start the shutdown sequence; a second one exits at once (code 1). */
@@ -785,20 +861,7 @@ export class ApiServer {
   }
 }
 
-/** Reads --encryption-provider-config; a bad file stops the start naming the option and the problem. */
-async function encryptionWrapper(file: string, keyPrefix: string) {
-  const {parseEncryptionConfig} = await import('./encryption/config.js');
-  const {EncryptingStore, keyResolver} = await import('./encryption/store.js');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new Error(`--encryption-provider-config: cannot read ${file}: ${(error as Error).message}`);
-  }
-  const config = parseEncryptionConfig(text, `--encryption-provider-config ${file}`);
-  const resolve = keyResolver(keyPrefix);
-  return (engine: Storage['engines'][number]) => new EncryptingStore(engine, config, resolve);
-}
+const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** What a refused request tried, for its audit event (upstream's getAuthMethods). */
 function attemptedMethods(req: AnyRequest): string[] {

@@ -18,7 +18,7 @@ export const IMPLEMENTED_CONTROLLER_MANAGER_OPTIONS = [
   // --names is read by the command (src/lib/select-names.ts) before this configuration is built.
   'names',
   'bind-address', 'secure-port', 'cert-dir', 'tls-cert-file', 'tls-private-key-file', 'tls-min-version',
-  'tls-cipher-suites', 'tls-sni-cert-key', 'disable-http2-serving', 'http2-max-streams-per-connection', 'orchconfig', 'master',
+  'tls-cipher-suites', 'tls-sni-cert-key', 'tls-curve-preferences', 'disable-http2-serving', 'http2-max-streams-per-connection', 'orchconfig', 'master',
   'orch-api-qps', 'orch-api-burst', 'orch-api-content-type', 'controllers', 'controller-start-interval',
   'controller-shutdown-timeout', 'min-resync-period', 'leader-elect', 'leader-elect-lease-duration',
   'leader-elect-renew-deadline', 'leader-elect-retry-period', 'leader-elect-resource-lock',

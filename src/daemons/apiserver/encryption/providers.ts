@@ -9,13 +9,20 @@ import {createCipheriv, createDecipheriv, randomBytes} from 'node:crypto';
 import {names} from '../../../api/names.js';
 
 export interface Provider {
-  /** `identity`, `aesgcm`, `aescbc`. */
+  /** `identity`, `aesgcm`, `aescbc`, `secretbox`, `kms`. */
   kind: string;
   /** The stored prefix this provider reads ('' for identity, which reads what has no prefix). */
   prefix(): string;
+  /** Throws when the provider cannot write now (a KMS plugin gone): nothing is stored then. */
   write(key: string, plaintext: string): string;
-  /** The plaintext of a value carrying this provider's prefix. */
-  read(key: string, stored: string): string;
+  /** The plaintext of a value carrying this provider's prefix (a promise when a KMS plugin must unwrap its key first). */
+  read(key: string, stored: string): string | Promise<string>;
+  /**
+   * Providers whose key changes without the prefix changing (KMS: the plugin's key id): which key
+   * wrote a value with this prefix, and which one writes now. A value written under another is stale.
+   */
+  keyVersion?(stored: string): string | undefined;
+  currentKeyVersion?(): string | undefined;
 }
 
 /** `k8s:enc:` under the kubernetes name set, `orch:enc:` under orch's. */
@@ -70,13 +77,14 @@ export function aesProvider(kind: 'aesgcm' | 'aescbc', name: string, secret: Buf
 }
 
 /** Reads with whichever provider's prefix the value carries; identity only for unprefixed values. */
-export function readValue(providers: Provider[], key: string, stored: string): string {
+export function readValue(providers: Provider[], key: string, stored: string): string | Promise<string> {
   for (const p of providers) {
     const prefix = p.prefix();
     if (prefix && stored.startsWith(prefix)) return p.read(key, stored);
   }
   if (stored.startsWith(encryptedPrefix())) {
-    const name = stored.slice(0, stored.indexOf(':', stored.indexOf(':v1:') + 4) + 1);
+    const version = /:v[12]:/.exec(stored);
+    const name = version ? stored.slice(0, stored.indexOf(':', version.index + 4) + 1) : '';
     throw new Error(`no provider can read ${key}: its value is encrypted as ${name || encryptedPrefix()} and no configured key matches`);
   }
   if (providers.some((p) => p.kind === 'identity')) return stored;

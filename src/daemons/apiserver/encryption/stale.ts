@@ -5,13 +5,20 @@
  * first key. The encrypting stores mark keys as they decode them (lists, watch events, gets, under the
  * watch cache); the REST layer's update asks here, since the cache above hands out plain values.
  */
-const staleKeys = new Set<string>();
+const staleKeys = new Map<string, true | (() => boolean)>();
 
-export function markStale(key: string, stale: boolean): void {
-  if (stale) staleKeys.add(key);
+/**
+ * `stale` is a predicate when the answer may change without the value changing: a KMS value turns
+ * stale when the plugin's key id moves on, any value when a reloaded configuration puts another
+ * provider first, while the cache keeps handing out the value decoded before.
+ */
+export function markStale(key: string, stale: boolean | (() => boolean)): void {
+  if (stale) staleKeys.set(key, stale);
   else staleKeys.delete(key);
 }
 
 export function isStale(key: string): boolean {
-  return staleKeys.size > 0 && staleKeys.has(key);
+  if (staleKeys.size === 0) return false;
+  const stale = staleKeys.get(key);
+  return stale === true || (stale !== undefined && stale());
 }

@@ -5,6 +5,7 @@
  * an entry are stored as they are.
  */
 import {builtinResources} from '../../../api/resources.js';
+import {DelegatingStore} from '../storage/delegating-store.js';
 import type {KeyValue, ListOptions, ListResult, Store, StoreEvent, WatchHandle} from '../storage/store.js';
 import {providersFor, type ResourceEncryption} from './config.js';
 import {encryptedPrefix, readValue, type Provider} from './providers.js';
@@ -42,25 +43,32 @@ export function keyResolver(keyPrefix: string): (key: string) => KeyResource | u
   };
 }
 
-export class EncryptingStore implements Store {
-  private readonly cache = new Map<string, Provider[] | null>();
-  constructor(
-    private readonly inner: Store,
-    private readonly config: ResourceEncryption[],
-    private readonly resolve: (key: string) => KeyResource | undefined,
-  ) {}
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as {then?: unknown})?.then === 'function';
 
-  get engine(): string {
-    return this.inner.engine;
+export class EncryptingStore extends DelegatingStore {
+  private cache = new Map<string, Provider[] | null>();
+  private cachedFor?: ResourceEncryption[];
+  constructor(
+    inner: Store,
+    /** The configuration in force now (a reload swaps it; the next read or write uses the new one). */
+    private readonly config: () => ResourceEncryption[],
+    private readonly resolve: (key: string) => KeyResource | undefined,
+  ) {
+    super(inner);
   }
 
   private providers(key: string): Provider[] | undefined {
     const r = this.resolve(key);
     if (!r) return undefined;
+    const config = this.config();
+    if (config !== this.cachedFor) {
+      this.cache = new Map();
+      this.cachedFor = config;
+    }
     const id = `${r.group}/${r.resource}`;
     let p = this.cache.get(id);
     if (p === undefined) {
-      p = providersFor(this.config, r.group, r.resource) ?? null;
+      p = providersFor(config, r.group, r.resource) ?? null;
       this.cache.set(id, p);
     }
     return p ?? undefined;
@@ -71,17 +79,30 @@ export class EncryptingStore implements Store {
     return p ? p[0]!.write(key, value) : value;
   }
 
-  private decode(key: string, value: string): string {
+  private decode(key: string, value: string): string | Promise<string> {
     const p = this.providers(key);
     if (!p) return value;
-    const first = p[0]!;
-    // Stale: written by another provider than the one that writes now.
-    markStale(key, first.prefix() ? !value.startsWith(first.prefix()) : value.startsWith(encryptedPrefix()));
+    // What wrote the value: a provider's prefix ('' unencrypted), and its key version (KMS key id).
+    const reader = p.find((x) => x.prefix() !== '' && value.startsWith(x.prefix()));
+    const writtenBy = reader ? reader.prefix() : value.startsWith(encryptedPrefix()) ? encryptedPrefix() : '';
+    const version = reader?.keyVersion?.(value);
+    // Asked when an update would change nothing: judged against the providers in force then, since the
+    // watch cache keeps handing out this decoded value across KMS key rotations and config reloads.
+    markStale(key, () => this.writtenByOther(key, writtenBy, version));
     return readValue(p, key, value);
   }
 
-  private decodeKv(kv: KeyValue): KeyValue {
-    return {...kv, value: this.decode(kv.key, kv.value)};
+  /** Upstream's stale read: the value was not written by the provider (and key) that writes now. */
+  private writtenByOther(key: string, writtenBy: string, version: string | undefined): boolean {
+    const first = this.providers(key)?.[0];
+    if (!first) return writtenBy !== '';
+    if (first.prefix() !== writtenBy) return true;
+    return version !== undefined && version !== first.currentKeyVersion?.();
+  }
+
+  private decodeKv(kv: KeyValue): KeyValue | Promise<KeyValue> {
+    const value = this.decode(kv.key, kv.value);
+    return isPromise(value) ? value.then((v) => ({...kv, value: v})) : {...kv, value};
   }
 
   async get(key: string): Promise<KeyValue | undefined> {
@@ -91,7 +112,9 @@ export class EncryptingStore implements Store {
 
   async list(prefix: string, options?: ListOptions): Promise<ListResult> {
     const result = await this.inner.list(prefix, options);
-    return {...result, items: result.items.map((kv) => this.decodeKv(kv))};
+    const items = result.items.map((kv) => this.decodeKv(kv));
+    // Only values whose KMS key must be unwrapped first are promises; most lists have none.
+    return {...result, items: items.some(isPromise) ? await Promise.all(items) : (items as KeyValue[])};
   }
 
   create(key: string, value: string): Promise<number> {
@@ -102,54 +125,57 @@ export class EncryptingStore implements Store {
     return this.inner.update(key, this.encode(key, value), expectedModRevision);
   }
 
-  delete(key: string, expectedModRevision?: number): Promise<number | undefined> {
-    return this.inner.delete(key, expectedModRevision);
+  override delete(key: string, expectedModRevision?: number): Promise<number | undefined> {
+    markStale(key, false);
+    return super.delete(key, expectedModRevision);
   }
 
   watch(prefix: string, afterRevision: number, onEvent: (event: StoreEvent) => void, onError: (error: Error) => void, onProgress?: (revision: number) => void): WatchHandle {
-    return this.inner.watch(
+    // Events stay in revision order even when one waits for a KMS plugin: once a decode is
+    // pending, later events and progress notes queue behind it.
+    let queue: Promise<void> | undefined;
+    let queued = 0;
+    let failed = false;
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      handle.close();
+      onError(error);
+    };
+    const deliver = (run: () => void | Promise<void>) => {
+      if (failed) return;
+      if (queued === 0) {
+        const result = run();
+        if (!isPromise(result)) return;
+        queue = result;
+      } else {
+        queue = queue!.then(() => (failed ? undefined : run()));
+      }
+      queued++;
+      queue.catch((error: Error) => fail(error)).finally(() => void queued--);
+    };
+    const handle = this.inner.watch(
       prefix,
       afterRevision,
-      (event) => {
-        let decoded: StoreEvent;
-        try {
-          decoded = {
-            ...event,
-            ...(event.value !== undefined ? {value: this.decode(event.key, event.value)} : {}),
-            ...(event.prevValue !== undefined ? {prevValue: this.decode(event.key, event.prevValue)} : {}),
-          };
-        } catch (error) {
-          onError(error as Error);
-          return;
-        }
-        onEvent(decoded);
-      },
-      onError,
-      onProgress,
+      (event) =>
+        deliver(() => {
+          let value: string | Promise<string> | undefined;
+          let prevValue: string | Promise<string> | undefined;
+          try {
+            value = event.value !== undefined ? this.decode(event.key, event.value) : undefined;
+            prevValue = event.prevValue !== undefined ? this.decode(event.key, event.prevValue) : undefined;
+          } catch (error) {
+            return fail(error as Error);
+          }
+          const emit = (v: string | undefined, pv: string | undefined) =>
+            onEvent({...event, ...(v !== undefined ? {value: v} : {}), ...(pv !== undefined ? {prevValue: pv} : {})});
+          if (!isPromise(value) && !isPromise(prevValue)) return emit(value, prevValue);
+          return Promise.all([value, prevValue]).then(([v, pv]) => (failed ? undefined : emit(v, pv)));
+        }),
+      (error) => deliver(() => fail(error)),
+      onProgress && ((revision) => deliver(() => onProgress(revision))),
     );
+    return handle;
   }
 
-  currentRevision(): Promise<number> {
-    return this.inner.currentRevision();
-  }
-
-  compact(revision: number): Promise<void> {
-    return this.inner.compact(revision);
-  }
-
-  ping(timeoutMs: number): Promise<void> {
-    return this.inner.ping(timeoutMs);
-  }
-
-  writeFailure() {
-    return this.inner.writeFailure?.();
-  }
-
-  async probeWrite(): Promise<void> {
-    await this.inner.probeWrite?.();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
 }

@@ -7,3 +7,4 @@ export {requestTimeoutFilter, requestDeadline, effectiveTimeoutMs, TIMEOUT_MESSA
 export {goawayFilter, type GoawayOptions} from './goaway.js';
 export {cacheControlFilter, hstsFilter} from './headers.js';
 export {watchTimeoutMs} from './watch-timeout.js';
+export {corsFilter, corsPatternProblems} from './cors.js';

@@ -3,6 +3,7 @@
  * subresource, over a Store. Framework-free: `(req, res, ctx) => Promise<boolean>`, answering
  * false for paths that are not the API's so the server can route them elsewhere.
  */
+import { privilegedContainerErrors } from './privileged.js';
 import type {TokenServices} from './token-request.js';
 import { names } from '../../../api/names.js';
 import { groupVersionOf, ResourceRegistry, type ResourceInfo } from '../../../api/resources.js';
@@ -80,6 +81,12 @@ export interface ApiHandlerOptions {
   tokens?: TokenServices;
   /** What componentstatuses probe (default: the controller manager's port and the store). */
   componentProbes?: ComponentProbe[];
+  /** --allow-privileged (default false, as the seed): privileged containers are invalid without it. */
+  allowPrivileged?: boolean;
+  /** --delete-collection-workers. */
+  deleteCollectionWorkers?: number;
+  /** --enable-garbage-collector (default true). */
+  garbageCollection?: boolean;
 }
 
 export interface ApiHandler {
@@ -200,7 +207,11 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       // Custom resources: their CRD's schema, conversion and printing (custom-resources.ts).
       const runtime = info.custom ? informer.runtime(info.group, info.plural) : undefined;
       const strategy = info === crdInfo ? crdStrategy(base, clock, () => informer.all()) : runtime ? runtime.strategyFor(base, info) : base;
-      found = new RegistryStore(info, { store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info) }, strategy);
+      found = new RegistryStore(info, {
+        store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info),
+        policy: options.allowPrivileged || info.custom ? undefined : (o) => privilegedContainerErrors(info.kind, o),
+        deleteCollectionWorkers: options.deleteCollectionWorkers, garbageCollection: options.garbageCollection,
+      }, strategy);
       // A changed CRD serves new ResourceInfos: forget the stores of the ones it replaced.
       if (info.custom) {
         for (const old of registries.keys()) if (old.custom && registry.lookup(old.group, old.version, old.plural) !== old) registries.delete(old);
@@ -685,7 +696,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     informer.stop();
     api.closeWatches();
   };
-  Object.defineProperty(api, 'admissionObjects', { value: registryObjects(registry, registryFor) });
+  Object.defineProperty(api, 'admissionObjects', { value: registryObjects(registry, registryFor, store) });
   api.setAdmission = (next) => {
     chain = next;
   };

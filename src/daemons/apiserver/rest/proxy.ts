@@ -16,12 +16,10 @@ import type {RegistryStore} from './registry-store.js';
 import {stringAt, valueAt} from './objects.js';
 import type {ApiRequest, ApiResponse} from './types.js';
 import {sendContinue} from '../../shared/serving/http1-requests.js';
+import type {AgentTls} from '../pod-logs.js';
 
-export interface AgentTls {
-  ca?: string;
-  cert?: string;
-  key?: string;
-}
+/** The API server's credentials and --agent-timeout for the agents (one type for every agent call). */
+export type {AgentTls} from '../pod-logs.js';
 
 export interface ProxyDeps {
   nodes: RegistryStore;
@@ -135,6 +133,8 @@ export function forward(req: ApiRequest, res: ApiResponse, target: Target, path:
   const url = `${target.scheme}://${host}:${target.port}${path}`;
   return new Promise((resolve) => {
     const onReply = (reply: IncomingMessage) => {
+      // The timeout bounds the wait for response headers (Go's ResponseHeaderTimeout), not a quiet stream.
+      upstream.setTimeout(0);
       const out: Record<string, string> = {};
       for (const [key, value] of Object.entries(reply.headers)) {
         if (value === undefined || HOP_BY_HOP.has(key)) continue;
@@ -151,7 +151,7 @@ export function forward(req: ApiRequest, res: ApiResponse, target: Target, path:
         resolve();
       });
     };
-    const options = {method: req.method ?? 'GET', headers, timeout: 30_000};
+    const options = {method: req.method ?? 'GET', headers, timeout: tls?.timeoutMs ?? 30_000};
     const upstream = target.scheme === 'https'
       ? httpsRequest(url, {...options, ca: tls?.ca, cert: tls?.cert, key: tls?.key, rejectUnauthorized: Boolean(tls?.ca)}, onReply)
       : httpRequest(url, options, onReply);

@@ -38,6 +38,15 @@ export interface RegistryDeps {
   hooks?: ResourceHooks;
   /** The registry's own check of who may write (RBAC's escalation prevention), before admission. */
   guard?: WriteGuard;
+  /** Errors the cluster's policy adds to the kind's validation on create and update (--allow-privileged=false). */
+  policy?: (object: JsonObject) => FieldError[];
+  /** --delete-collection-workers: objects of a DELETE collection deleted in parallel (default 1). */
+  deleteCollectionWorkers?: number;
+  /**
+   * --enable-garbage-collector (default true). Off, as upstream's EnableGarbageCollection=false, a
+   * delete's propagationPolicy and orphanDependents add or remove no garbage collector finalizer.
+   */
+  garbageCollection?: boolean;
 }
 
 export interface WriteContext {
@@ -336,12 +345,22 @@ export class RegistryStore {
     const name = typeof meta.name === 'string' ? meta.name : '';
 
     await this.deps.guard?.checkCreate(ctx, namespace, object);
+    // Upstream's create handler records the writer's fields on the request as decoded and
+    // defaulted, before mutating admission: what admission adds (a pod's token volume, its default
+    // tolerations, a webhook's label) belongs to no manager. The request is kept for that.
+    const requested = ctx.managedFieldsComputed ? undefined : deepCopy(object);
     await this.admit('CREATE', ctx, namespace, name, object);
     this.strategy.prepareForCreate(object);
-    const errors = withSchemaErrors(this.strategy.validate(object), ctx.schemaErrors);
+    const errors = withSchemaErrors([...this.strategy.validate(object), ...(this.deps.policy?.(object) ?? [])], ctx.schemaErrors);
     if (errors.length) this.invalid(object, errors);
     await this.validateAdmission('CREATE', ctx, namespace, name, object);
-    if (!ctx.managedFieldsComputed) this.setManagedFields(object, undefined, ctx);
+    if (requested) {
+      this.strategy.prepareForCreate(requested);
+      this.setManagedFields(requested, undefined, ctx);
+      const managed = metadataOf(requested).managedFields;
+      if (managed !== undefined) metadataOf(object).managedFields = managed;
+      else delete metadataOf(object).managedFields;
+    }
     const encoded = await this.encodeForStorage(object);
     if (ctx.dryRun) {
       if (await this.deps.store.get(this.key(namespace, name))) throw alreadyExists(this.gr, name);
@@ -453,7 +472,7 @@ export class RegistryStore {
         meta.generation = (typeof currentMeta.generation === 'number' ? currentMeta.generation : 0) + 1;
       }
     }
-    const validation = withSchemaErrors(this.strategy.validateUpdate(object, current), ctx.schemaErrors);
+    const validation = withSchemaErrors([...this.strategy.validateUpdate(object, current), ...(this.deps.policy?.(object) ?? [])], ctx.schemaErrors);
     if (validation.length) this.invalid(object, validation);
     if (!ctx.admitted) await this.validateAdmission('UPDATE', ctx, namespace, name, object, current);
 
@@ -543,6 +562,7 @@ export class RegistryStore {
   /** The garbage-collection finalizers a propagation policy asks for (upstream's deletionFinalizersForGarbageCollection). */
   private finalizersForPolicy(object: JsonObject, options: DeleteOptions): string[] {
     const finalizers = finalizersOf(object);
+    if (this.deps.garbageCollection === false) return finalizers;
     let policy = options.propagationPolicy;
     if (!policy && options.orphanDependents !== undefined) policy = options.orphanDependents ? 'Orphan' : 'Background';
     if (!policy) return finalizers;
@@ -643,17 +663,24 @@ export class RegistryStore {
   /** DELETE of a collection: every object matching the selectors, each through `delete`. */
   async deleteCollection(namespace: string, params: ListParams, options: DeleteOptions, ctx: WriteContext): Promise<JsonObject[]> {
     const listed = await this.list(namespace, { ...params, limit: 0, continueToken: undefined });
-    const deleted: JsonObject[] = [];
-    for (const object of listed.items) {
-      try {
-        const result = await this.delete(stringAt(object, 'metadata', 'namespace') ?? '', stringAt(object, 'metadata', 'name') ?? '', options, ctx);
-        deleted.push(result.body.kind === 'Status' ? object : result.body);
-      } catch (error) {
-        if ((error as { code?: number }).code === 404) continue;
-        throw error;
+    // Upstream's DeleteCollection: workers take the items in turn; the answer keeps the list's order.
+    const results: (JsonObject | undefined)[] = new Array(listed.items.length);
+    let next = 0;
+    const work = async () => {
+      while (next < listed.items.length) {
+        const index = next++;
+        const object = listed.items[index]!;
+        try {
+          const result = await this.delete(stringAt(object, 'metadata', 'namespace') ?? '', stringAt(object, 'metadata', 'name') ?? '', options, ctx);
+          results[index] = result.body.kind === 'Status' ? object : result.body;
+        } catch (error) {
+          if ((error as { code?: number }).code !== 404) throw error;
+        }
       }
-    }
-    return deleted;
+    };
+    const workers = Math.max(1, Math.min(this.deps.deleteCollectionWorkers ?? 1, listed.items.length));
+    await Promise.all(Array.from({ length: workers }, work));
+    return results.filter((o): o is JsonObject => o !== undefined);
   }
 }
 

@@ -161,6 +161,20 @@ export class CachedStore implements Store {
     await this.waitSynced(timeoutMs, prefix.prefix);
   }
 
+  /**
+   * What get() and list() answer from memory, synchronously, for hot in-process readers (the
+   * admission plugins' reads, admission/decoded-objects.ts): undefined when the cache cannot
+   * answer (prefix not cached or not synced), and the caller reads through the async methods.
+   */
+  peek(key: string): {found: KeyValue | undefined} | undefined {
+    const cache = this.usableCache(key);
+    return cache ? {found: cache.get(key)} : undefined;
+  }
+
+  peekList(prefix: string): KeyValue[] | undefined {
+    return this.usableCache(prefix)?.list(prefix, undefined, undefined).items;
+  }
+
   async get(key: string): Promise<KeyValue | undefined> {
     const cache = this.usableCache(key);
     return cache ? cache.get(key) : this.underlying.get(key);

@@ -49,3 +49,15 @@ export function qualifiedResource(group: string, resource: string): string {
 export function defaultKeyPrefix(kvstorePrefix: string, _group: string, resource: string): string {
   return `${kvstorePrefix.replace(/\/+$/, '')}/${resource}/`;
 }
+
+/**
+ * `--storage-backend`: upstream knows one backend, `etcd3` (the etcd v3 API); orch names it `kvstore3`.
+ * Both engines speak that API's semantics (the embedded SQLite store, or etcd when --kvstore-servers
+ * is given), so the value is checked here and the engine follows from the servers.
+ */
+export const STORAGE_BACKENDS = ['kvstore3'];
+
+export function checkStorageBackend(value: string | undefined): void {
+  if (value === undefined || value === '' || STORAGE_BACKENDS.includes(value)) return;
+  throw new Error(`--storage-backend invalid, allowed values: ${STORAGE_BACKENDS.join(', ')}. If not specified, it will default to '${STORAGE_BACKENDS[0]}' (got ${JSON.stringify(value)})`);
+}

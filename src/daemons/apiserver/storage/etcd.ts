@@ -16,6 +16,7 @@ import {
   type WatchHandle,
 } from './store.js';
 import {WatchDelivery} from './watch-delivery.js';
+import {LeaseManager} from './lease-manager.js';
 
 /**
  * The distributed engine: etcd v3 through the `etcd3` client. Keys are used as given (the caller adds
@@ -34,6 +35,11 @@ export interface EtcdStoreOptions {
    * --request-timeout: requests made while etcd is unreachable wait for it that long (see call()).
    */
   requestTimeoutMs?: number;
+  /**
+   * Keys that expire: a key under one of the prefixes is written with an etcd lease of its TTL
+   * (events under --event-ttl, as upstream's event registry), leases shared as --lease-reuse-duration-seconds says.
+   */
+  expiring?: {prefixes: {prefix: string; ttlSeconds: number}[]; leaseReuseDurationSeconds: number};
 }
 
 /** Errors that prove a request never reached etcd (no connection, or the breaker refused it): safe to send again. */
@@ -54,6 +60,9 @@ export class EtcdStore implements Store {
   private compactedAt = 0;
   private closed = false;
   private readonly requestTimeoutMs: number;
+  private readonly expiring: {prefix: string; ttlSeconds: number}[];
+  /** Shared leases for expiring keys (./lease-manager.ts). */
+  readonly leases: LeaseManager;
 
   constructor(options: EtcdStoreOptions) {
     if (options.endpoints.length === 0) throw new Error('EtcdStore needs at least one endpoint');
@@ -75,6 +84,22 @@ export class EtcdStore implements Store {
     const credentials = tlsCredentials(options);
     if (credentials) clientOptions.credentials = credentials;
     this.client = new Etcd3(clientOptions);
+    this.expiring = options.expiring?.prefixes ?? [];
+    this.leases = new LeaseManager(
+      async (ttl) => (await this.call(() => this.client.leaseClient.leaseGrant({TTL: ttl}), undefined, 'write')).ID,
+      options.expiring?.leaseReuseDurationSeconds ?? 60,
+    );
+  }
+
+  /** The lease `key` is written with, or undefined for keys that do not expire. */
+  private async leaseOf(key: string): Promise<string | undefined> {
+    const rule = this.expiring.find((e) => key.startsWith(e.prefix));
+    return rule ? this.leases.leaseFor(rule.ttlSeconds) : undefined;
+  }
+
+  private put(key: string, value: string, lease: string | undefined) {
+    const put = this.client.put(key).value(value);
+    return lease === undefined ? put : put.lease(lease);
   }
 
   async get(key: string): Promise<KeyValue | undefined> {
@@ -106,8 +131,9 @@ export class EtcdStore implements Store {
   }
 
   async create(key: string, value: string): Promise<number> {
+    const lease = await this.leaseOf(key);
     const response = await this.settle(key, (kv) => (kv?.value === value ? kv.modRevision : undefined), () => this.call(() =>
-      this.client.if(key, 'Create', '==', 0).then(this.client.put(key).value(value)).else(this.client.get(key)).commit(),
+      this.client.if(key, 'Create', '==', 0).then(this.put(key, value, lease)).else(this.client.get(key)).commit(),
       undefined,
       'write',
     ));
@@ -117,10 +143,11 @@ export class EtcdStore implements Store {
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<number> {
+    const lease = await this.leaseOf(key);
     const response = await this.settle(key, (kv) => (kv && kv.modRevision !== expectedModRevision && kv.value === value ? kv.modRevision : undefined), () => this.call(() =>
       this.client
         .if(key, 'Mod', '==', expectedModRevision)
-        .then(this.client.put(key).value(value))
+        .then(this.put(key, value, lease))
         .else(this.client.get(key))
         .commit(),
       undefined,

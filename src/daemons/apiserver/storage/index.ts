@@ -1,8 +1,9 @@
 import {join} from 'node:path';
 import {CachedStore, type CachedPrefix} from './cached-store.js';
 import {Compactor, type Timer} from './compactor.js';
-import {defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource} from './config.js';
-import {EtcdStore} from './etcd.js';
+import {checkStorageBackend, defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource} from './config.js';
+import {CodecStore, storageEncoding} from './codec-store.js';
+import {EtcdStore, type EtcdStoreOptions} from './etcd.js';
 import {type Route, RoutingStore} from './routing-store.js';
 import {SqliteStore} from './sqlite.js';
 import type {Store} from './store.js';
@@ -10,7 +11,8 @@ import type {Store} from './store.js';
 export * from './store.js';
 export {CachedStore, type CachedPrefix, type CachedPrefixStatus} from './cached-store.js';
 export {Compactor, type Timer} from './compactor.js';
-export {defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource} from './config.js';
+export {checkStorageBackend, defaultKeyPrefix, parseServersOverrides, parseWatchCacheSizes, qualifiedResource, STORAGE_BACKENDS} from './config.js';
+export {CodecStore, decodeStored, encodeStored, storageEncoding, STORAGE_MEDIA_TYPES, type StorageEncoding} from './codec-store.js';
 export {EtcdStore} from './etcd.js';
 export {RoutingStore} from './routing-store.js';
 export {SqliteStore} from './sqlite.js';
@@ -55,6 +57,13 @@ export interface StorageOptions {
   onCompactionError?: (error: unknown) => void;
   /** Wraps each engine before the watch cache (encryption at rest transforms values there). */
   wrapEngine?: (engine: Store) => Store;
+  /** `--storage-media-type` (default JSON); it applies to the built-in resources' keys under `builtinPrefixes`. */
+  mediaType?: string;
+  builtinPrefixes?: string[];
+  /** `--storage-backend`: kvstore3 (or unset). */
+  backend?: string;
+  /** Keys written with an etcd lease (events' TTL) and --lease-reuse-duration-seconds; etcd only. */
+  expiring?: EtcdStoreOptions['expiring'];
 }
 
 export interface Storage {
@@ -82,9 +91,15 @@ export function createStore(options: StorageOptions): Storage {
   const tls = {caFile: options.caFile, certFile: options.certFile, keyFile: options.keyFile};
   const servers = options.servers ?? [];
 
-  const wrap = options.wrapEngine ?? ((engine: Store) => engine);
+  checkStorageBackend(options.backend);
+  const encoding = storageEncoding(options.mediaType);
+  const builtinPrefixes = options.builtinPrefixes ?? [];
+  const builtin = (key: string) => builtinPrefixes.some((p) => key.startsWith(p));
+  // Values are encoded (media type) above encryption: upstream serializes, then transforms.
+  const transform = options.wrapEngine ?? ((engine: Store) => engine);
+  const wrap = (engine: Store): Store => new CodecStore(transform(engine), encoding, builtin);
   const defaultEngine: Store = wrap(
-    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)}),
+    servers.length > 0 ? new EtcdStore({endpoints: servers, ...tls, requestTimeoutMs: options.requestTimeoutMs, expiring: options.expiring}) : new SqliteStore({path: join(options.dataDir, SQLITE_FILE)}),
   );
   // One client per distinct server list, shared by the overrides that name the same servers.
   const overrideEngines = new Map<string, Store>();
@@ -93,7 +108,7 @@ export function createStore(options: StorageOptions): Storage {
     const id = override.servers.join(';');
     let engine = overrideEngines.get(id);
     if (!engine) {
-      engine = wrap(new EtcdStore({endpoints: override.servers, ...tls, requestTimeoutMs: options.requestTimeoutMs}));
+      engine = wrap(new EtcdStore({endpoints: override.servers, ...tls, requestTimeoutMs: options.requestTimeoutMs, expiring: options.expiring}));
       overrideEngines.set(id, engine);
     }
     routes.push({prefix: keyPrefixOf(override.group, override.resource), engine});

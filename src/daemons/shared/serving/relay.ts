@@ -15,11 +15,17 @@
  */
 import type {Readable, Writable} from 'node:stream';
 import type {Socket} from 'node:net';
+import type {ByteRate} from './byte-rate.js';
 
 export const RELAY_LIMIT = 1024 * 1024;
 
-export function relay(from: Readable, to: Writable, limit = RELAY_LIMIT): void {
+export function relay(from: Readable, to: Writable, limit = RELAY_LIMIT, rate?: ByteRate): void {
   let waiting = false;
+  // With a byte rate (--max-connection-bytes-per-sec) the source also rests until the rate allows more.
+  let resting = false;
+  const resume = () => {
+    if (!waiting && !resting) from.resume();
+  };
   from.on('data', (chunk: Buffer) => {
     if (to.destroyed || to.writableEnded) return;
     to.write(chunk);
@@ -28,8 +34,17 @@ export function relay(from: Readable, to: Writable, limit = RELAY_LIMIT): void {
       from.pause();
       to.once('drain', () => {
         waiting = false;
-        from.resume();
+        resume();
       });
+    }
+    const delay = rate ? rate.delayAfter(chunk.length) : 0;
+    if (delay > 0 && !resting) {
+      resting = true;
+      from.pause();
+      rate!.clock.setTimeout(() => {
+        resting = false;
+        resume();
+      }, delay);
     }
   });
   from.once('end', () => {

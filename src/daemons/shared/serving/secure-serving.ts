@@ -10,6 +10,7 @@ import type {Server as NetServer, Socket} from 'node:net';
 import type {TLSSocket} from 'node:tls';
 import {DEFAULT_CIPHERS, type TlsOptions} from 'node:tls';
 import {NODE_TLS_VERSION, defaultServingCiphers, toOpenSslCipherList} from '../../../options/types.js';
+import {toEcdhCurve} from '../../../options/value-tls.js';
 import {deferContinue, oneRequestAtATime} from './http1-requests.js';
 import {applyConnectionTimeouts, tlsHandshakeTimeout, UPSTREAM_CONNECTION_TIMEOUTS, type ConnectionTimeouts} from './connection-timeouts.js';
 
@@ -22,6 +23,8 @@ export interface SecureServingOptions {
   sniCertKeys?: string[];
   disableHttp2: boolean;
   http2MaxStreamsPerConnection: number;
+  /** --tls-curve-preferences as Node's `ecdhCurve` (OpenSSL group names, colon-separated). */
+  ecdhCurve?: string;
   /** Idle and read-header timeouts of connections (upstream's 90 s and 32 s; no flag, tests shorten them). */
   connectionTimeouts?: ConnectionTimeouts;
 }
@@ -40,6 +43,7 @@ export function secureServingOptions(values: Record<string, unknown>): SecureSer
     sniCertKeys: list(values['tls-sni-cert-key']),
     disableHttp2: values['disable-http2-serving'] === true,
     http2MaxStreamsPerConnection: (values['http2-max-streams-per-connection'] as number) ?? 0,
+    ecdhCurve: toEcdhCurve(values['tls-curve-preferences'] as number[] | undefined),
   };
 }
 
@@ -53,6 +57,7 @@ export async function tlsServingOptions(o: SecureServingOptions, key: string, ce
     ...(sni && candidates.length ? {SNICallback: sni.sniCallback(candidates)} : {}),
     ...(o.tlsMinVersion ? {minVersion: o.tlsMinVersion} : {}),
     ciphers: o.ciphers ?? defaultServingCiphers(DEFAULT_CIPHERS),
+    ...(o.ecdhCurve ? {ecdhCurve: o.ecdhCurve} : {}),
   };
 }
 

@@ -10,8 +10,7 @@
  * nothing has to be found on disk at run time (the CLI is bundled).
  */
 import {createPublicKey, type KeyObject} from 'node:crypto';
-import * as grpc from '@grpc/grpc-js';
-import protobuf from 'protobufjs';
+import {UnaryClient, unaryService} from '../../../shared/grpc-unary.js';
 import {signingAlgorithm} from '../../../shared/serving/jwt-keys.js';
 
 /** The API's messages, as upstream's api.proto (package v1), with google.protobuf.Timestamp inline. */
@@ -28,29 +27,12 @@ message MetadataRequest {}
 message MetadataResponse { int64 max_token_expiration_seconds = 1; }
 `;
 
-const root = protobuf.parse(PROTO, {keepCase: true}).root;
-const type = (name: string) => root.lookupType(`v1.${name}`);
-
-function method(name: string, request: string, response: string): grpc.MethodDefinition<object, Record<string, unknown>> {
-  const req = type(request);
-  const res = type(response);
-  return {
-    path: `/v1.ExternalJWTSigner/${name}`,
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (message: object) => Buffer.from(req.encode(req.fromObject(message)).finish()),
-    requestDeserialize: (bytes: Buffer) => req.toObject(req.decode(bytes), {longs: Number, defaults: true}),
-    responseSerialize: (message: Record<string, unknown>) => Buffer.from(res.encode(res.fromObject(message)).finish()),
-    responseDeserialize: (bytes: Buffer) => res.toObject(res.decode(bytes), {longs: Number, bytes: Buffer, defaults: true}) as Record<string, unknown>,
-  };
-}
-
 /** The service definition, for the client here and for a signer a test serves with grpc-js. */
-export const EXTERNAL_JWT_SIGNER_SERVICE = {
-  Sign: method('Sign', 'SignJWTRequest', 'SignJWTResponse'),
-  FetchKeys: method('FetchKeys', 'FetchKeysRequest', 'FetchKeysResponse'),
-  Metadata: method('Metadata', 'MetadataRequest', 'MetadataResponse'),
-} satisfies grpc.ServiceDefinition;
+export const EXTERNAL_JWT_SIGNER_SERVICE = unaryService(PROTO, 'v1', 'ExternalJWTSigner', {
+  Sign: ['SignJWTRequest', 'SignJWTResponse'],
+  FetchKeys: ['FetchKeysRequest', 'FetchKeysResponse'],
+  Metadata: ['MetadataRequest', 'MetadataResponse'],
+});
 
 export interface ExternalKey {
   kid: string;
@@ -84,7 +66,7 @@ export function checkSignedHeader(header: string): string | undefined {
 }
 
 export class ExternalSigner {
-  private readonly client: grpc.Client & Record<string, (request: object, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response: Record<string, unknown>) => void) => void>;
+  private readonly client: UnaryClient;
   private keySet: ExternalKey[] = [];
   private refreshing?: Promise<void>;
   private lastRefresh = 0;
@@ -93,8 +75,7 @@ export class ExternalSigner {
   maxTokenExpirationSeconds = 0;
 
   private constructor(readonly socketPath: string, private readonly log: (message: string) => void) {
-    const Client = grpc.makeGenericClientConstructor(EXTERNAL_JWT_SIGNER_SERVICE, 'ExternalJWTSigner');
-    this.client = new Client(`unix:${socketPath}`, grpc.credentials.createInsecure()) as ExternalSigner['client'];
+    this.client = new UnaryClient(EXTERNAL_JWT_SIGNER_SERVICE, 'ExternalJWTSigner', socketPath);
   }
 
   /** Connects, reads the metadata and the keys; an unreachable signer is a start error naming the option. */
@@ -112,10 +93,8 @@ export class ExternalSigner {
     return signer;
   }
 
-  private call(name: keyof typeof EXTERNAL_JWT_SIGNER_SERVICE, request: object, timeoutMs = CALL_TIMEOUT_MS): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      this.client[name](request, {deadline: Date.now() + timeoutMs}, (error, response) => (error ? reject(new Error(error.details || error.message)) : resolve(response)));
-    });
+  private call(name: 'Sign' | 'FetchKeys' | 'Metadata', request: object, timeoutMs = CALL_TIMEOUT_MS): Promise<Record<string, unknown>> {
+    return this.client.call(name, request, timeoutMs);
   }
 
   private async fetchKeys(timeoutMs = CALL_TIMEOUT_MS): Promise<void> {
