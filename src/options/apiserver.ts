@@ -166,52 +166,52 @@ export const apiserverOptions: OptionTable = [
     name: 'aggregator-reject-forwarding-redirect', type: 'bool', seedType: 'bool', seedDefault: 'true',
     default: 'true',
     help: 'Stop the aggregator from relaying redirects from extension servers to clients.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'enable-aggregator-routing', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Send aggregated requests to endpoint addresses instead of the service cluster address.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'proxy-client-cert-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Client certificate this server presents when proxying to extension servers or calling webhooks.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'proxy-client-key-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Private key for the proxy client certificate.', section: SERVING, implemented: false,
+    help: 'Private key for the proxy client certificate.', section: SERVING, implemented: true,
   },
   {
     name: 'egress-selector-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Path of the egress selector configuration.', section: SERVING, implemented: false,
+    help: 'Path of the egress selector configuration.', section: SERVING, implemented: true,
   },
   {
     // The name and purpose (peers dial it) make this an IP address, unlike the free-form addresses above.
     name: 'peer-advertise-ip', type: 'ip', seedType: 'string', seedDefault: 'none',
     help: 'IP that peer API servers use to forward requests they cannot serve themselves.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'peer-advertise-port', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Port that peer API servers use to forward requests they cannot serve themselves.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'peer-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'CA bundle for checking the serving certificates of peer API servers.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'endpoint-reconciler-type', type: 'string', seedType: 'string', seedDefault: 'lease', default: 'lease',
     enum: ['master-count', 'lease', 'none'],
     help: 'How the endpoints of the API server\'s own service are kept (master-count is deprecated).',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'orch-service-node-port', type: 'int', seedType: 'int', seedDefault: '0', default: '0', ...PORT,
     help: 'Expose the API server\'s own service as NodePort on this port; 0 keeps it ClusterIP.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-cluster-ip-range', type: 'cidrs', seedType: 'string', seedDefault: 'none',
@@ -221,7 +221,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'service-node-port-range', type: 'portRange', seedType: 'string N1-N2', seedDefault: '30000-32767',
     default: '30000-32767',
-    help: 'Inclusive port range handed out to NodePort services.', section: SERVING, implemented: false,
+    help: 'Inclusive port range handed out to NodePort services.', section: SERVING, implemented: true,
   },
   {
     name: 'agent-certificate-authority', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -394,16 +394,16 @@ export const apiserverOptions: OptionTable = [
 
   // --- Runtime selection and diagnostics ---
   {
-    name: 'runtime-config', type: 'keyValue', seedType: 'comma-separated key=value pairs', seedDefault: 'none',
+    name: 'runtime-config', type: 'configurationMap', seedType: 'comma-separated key=value pairs', seedDefault: 'none',
     repeatable: true,
     help: 'Switch built-in API groups and versions on or off, as group/version=true|false.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'feature-gates', type: 'featureGates', seedType: 'component:key=value pairs, comma-separated',
     seedDefault: 'none', repeatable: true,
     help: 'Turn alpha or experimental features on or off, as [component:]Name=true|false.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'tracing-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -872,7 +872,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'emulated-version', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
     help: 'Release whose APIs and features components should behave like.', section: VERSIONING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'emulation-forward-compatible', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -883,13 +883,13 @@ export const apiserverOptions: OptionTable = [
     name: 'runtime-config-emulation-forward-compatible', type: 'bool', seedType: 'bool', seedDefault: 'false',
     default: 'false',
     help: 'Install APIs named in --runtime-config even if newer than the emulated release, instead of failing.',
-    section: VERSIONING, implemented: false,
+    section: VERSIONING, implemented: true,
   },
   {
     name: 'min-compatibility-version', type: 'strings', seedType: 'strings', seedDefault: 'none',
     repeatable: true,
     help: 'Oldest control plane release this server must stay compatible with.', section: VERSIONING,
-    implemented: false,
+    implemented: true,
   },
 
   // --- orch's own options (not in the seed) ---

@@ -18,7 +18,7 @@ import {Encryption} from './encryption/index.js';
 import type {KmsTimings} from './encryption/kms/provider.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writeError, writePlainNotFound} from './rest/http-io.js';
-import {builtinResources, ResourceRegistry} from '../../api/resources.js';
+import {builtinResources, ResourceRegistry, type ResourceInfo} from '../../api/resources.js';
 import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
 import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
@@ -26,6 +26,8 @@ import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
 import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
+import {IdentityLease, joinHostPort} from './peers/identity-lease.js';
+import {serviceAllocation, EndpointReconciler, type ServiceAllocation, type ServicesConfig} from './services/index.js';
 import {createEventSweeper} from './rest/event-ttl.js';
 import {
   HealthRegistry,
@@ -83,13 +85,18 @@ import {enabledAdmissionPlugins} from './admission/enabled-plugins.js';
 import {ADMISSION_PLUGIN_FACTORIES} from './admission/registry.js';
 import {systemClock} from '../shared/clock.js';
 import {connectOptions} from './pod-streams.js';
-import type {RequestContext} from './rest/types.js';
+import {systemClock as systemRestClock, type RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {createPriorityAndFairness, DEBUG_PREFIX as APF_DEBUG_PREFIX, type PriorityAndFairness} from './filters/flowcontrol/index.js';
 import {startDebugRoutes, type DebugRoutes} from './debug/index.js';
 import {listenOptions} from '../shared/serving/listen-options.js';
 import type {FeatureGates} from '../../api/feature-gates.js';
+import type {EffectiveVersion} from '../../api/effective-version.js';
+import {servedBuiltins} from './rest/served-apis.js';
+import {createAggregator, type AggregatorConfig} from './aggregator/setup.js';
+import type {Aggregator} from './aggregator/aggregator.js';
+import {serveAggregated} from './aggregator/handler.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
 
 const log = klog('apiserver/server.ts');
@@ -157,6 +164,10 @@ export interface ApiServerConfig extends SecureServingOptions {
   kvstoreReadycheckTimeoutMs: number;
   eventTtlMs: number;
   serviceClusterIpRange?: string[];
+  /** Services: `--service-node-port-range`, `--orch-service-node-port`, `--endpoint-reconciler-type` (./services/). */
+  services?: ServicesConfig;
+  /** `--peer-advertise-ip`, `--peer-advertise-port`, `--peer-ca-file` (gate UnknownVersionInteroperabilityProxy; ./peers/). */
+  peer?: {advertiseIp?: string; advertisePort?: string; caFile?: string};
   strictTransportSecurityDirectives?: string[];
   /** --encryption-provider-config: values of the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
@@ -179,6 +190,12 @@ export interface ApiServerConfig extends SecureServingOptions {
   version: VersionInfo;
   /** --feature-gates resolved at the emulated release; the defaults when absent. */
   featureGates?: FeatureGates;
+  /** --emulated-version and --min-compatibility-version (binary 1.36 and its defaults when absent). */
+  effectiveVersion?: EffectiveVersion;
+  /** The aggregator options: routing, redirects, the proxy client certificate, the egress selector. */
+  aggregator?: AggregatorConfig;
+  /** --runtime-config and the emulation forward-compatibility options (rest/served-apis.ts). */
+  apis?: {runtimeConfig: Record<string, string>; emulationForwardCompatible: boolean; runtimeConfigEmulationForwardCompatible: boolean};
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
   /** --agent-timeout: connecting to an agent and its response headers (pod-logs.ts AgentTls.timeoutMs). */
@@ -221,6 +238,9 @@ export class ApiServer {
   private authorizationModesInEffect = () => this.config.authorizationModes;
   private lifecycle?: ShutdownLifecycle;
   private readonly registry: HealthRegistry;
+  private serviceAllocation?: ServiceAllocation;
+  private endpointReconciler?: EndpointReconciler;
+  private identityLease?: IdentityLease;
   private readonly hooks: PostStartHooks;
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
@@ -241,6 +261,9 @@ export class ApiServer {
   private issuerDiscovery?: () => Promise<IssuerDiscovery>;
   private tokenServices?: TokenServices;
   private readonly createdAt = Date.now();
+  /** The built-in resources --runtime-config, the gates and the emulation version leave served. */
+  private servedResources: ResourceInfo[] = [];
+  private aggregator?: Aggregator;
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -276,6 +299,9 @@ export class ApiServer {
   async start(): Promise<void> {
     const c = this.config;
     for (const warning of c.featureGates?.warnings ?? []) log.warning(warning);
+    const served = servedBuiltins(c);
+    for (const warning of served.warnings) log.warning(warning);
+    this.servedResources = served.resources;
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
@@ -352,17 +378,20 @@ export class ApiServer {
     const server = this;
     const rbacRules = new RbacAuthorizer(this.rbac.index);
     const rbacIndex = this.rbac.index;
+    const services = serviceAllocation({store, keyPrefix: c.keyPrefix, clock: systemRestClock, clusterIPRanges: c.serviceClusterIpRange, nodePortRange: c.services?.nodePortRange});
+    this.serviceAllocation = services;
     this.api = createApiHandler({
       store,
+      allocations: (info) => (info.group === '' && info.plural === 'services' ? services : undefined),
       // RBAC's escalation prevention: roles and bindings grant only what their writer holds.
       writeGuards: (info) =>
         info.group === names().groups.rbac && RBAC_RESOURCES.includes(info.plural as RbacResource) ? rbacWriteGuard(info.plural as RbacResource, rbacRules, rbacIndex) : undefined,
       keyPrefix: c.keyPrefix,
       // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
       // it joins the registry for discovery only.
-      registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
+      registry: new ResourceRegistry([...this.servedResources, ...metricsResources()]),
       version: {
-        ...reportedVersion(c.version),
+        ...reportedVersion(c.version, c.effectiveVersion),
         gitCommit: '',
         gitTreeState: 'clean',
         buildDate: '',
@@ -380,6 +409,10 @@ export class ApiServer {
       tokens: this.tokenServices,
       allowPrivileged: c.allowPrivileged, deleteCollectionWorkers: c.deleteCollectionWorkers, garbageCollection: c.enableGarbageCollector,
     });
+
+    // APIServices with a service are proxied to extension servers (aggregator/).
+    this.aggregator = await createAggregator(c.aggregator ?? {routing: false, rejectForwardingRedirect: true}, store, c.keyPrefix, (message, error) => log.v(2).info(message, 'err', error));
+    this.aggregator.start();
 
     // The admission chain from the options: a bad configuration stops the start before anything listens.
     this.admission = await this.admissionChain(this.api);
@@ -545,9 +578,37 @@ export class ApiServer {
     hooks.add('start-apiextensions-controllers', async () => api.whenSynced());
     hooks.add('crd-informer-synced', async () => api.whenSynced());
     hooks.add('bootstrap-controller', async () => {
+      const reconcilerType = c.services?.endpointReconcilerType ?? 'lease';
       await retry(() =>
-        bootstrapNamespaces(store, {keyPrefix, serviceClusterIPRange: c.serviceClusterIpRange, securePort: this.boundPort || c.securePort, advertiseAddress: c.advertiseAddress}),
+        bootstrapNamespaces(store, {
+          keyPrefix, serviceClusterIPRange: c.serviceClusterIpRange, securePort: this.boundPort || c.securePort, advertiseAddress: c.advertiseAddress,
+          serviceNodePort: c.services?.orchServiceNodePort, serviceAllocation: this.serviceAllocation, endpointsReconciled: reconcilerType !== 'none',
+        }),
       );
+      this.endpointReconciler = new EndpointReconciler({
+        store, keyPrefix, type: reconcilerType, ip: c.advertiseAddress ?? '127.0.0.1', port: this.boundPort || c.securePort,
+        intervalMs: c.services?.endpointReconcileIntervalMs,
+        onError: (error) => log.v(2).info('Endpoint reconciler error', 'err', error),
+      });
+      // The first pass before readyz passes: the endpoints list this server once it is ready.
+      await this.endpointReconciler.reconcile().catch((error) => log.v(2).info('Endpoint reconciler error', 'err', error));
+      this.endpointReconciler.start();
+      // After the system namespace exists: upstream's identity lease controller.
+      const peerProxy = c.featureGates?.enabled('UnknownVersionInteroperabilityProxy') === true;
+      if (peerProxy && c.peer?.caFile) {
+        await readFile(c.peer.caFile).catch((error: Error) => {
+          throw new Error(`--peer-ca-file ${c.peer?.caFile}: ${error.message}`);
+        });
+      }
+      this.identityLease = new IdentityLease({
+        store, keyPrefix, hostname: hostname(),
+        peerAddress: peerProxy
+          ? joinHostPort(c.peer?.advertiseIp ?? c.advertiseAddress ?? '127.0.0.1', c.peer?.advertisePort ?? (this.boundPort || c.securePort))
+          : undefined,
+        onError: (error) => log.v(2).info('Identity lease error', 'err', error),
+      });
+      await this.identityLease.renew().catch((error) => log.v(2).info('Identity lease error', 'err', error));
+      this.identityLease.start();
     });
     hooks.add('rbac/bootstrap-roles', async () => {
       const {created} = await retry(() => bootstrapRbac(store, keyPrefix));
@@ -558,11 +619,11 @@ export class ApiServer {
       // After the bootstrap controller has made orch-system.
       await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems, this.requestHeaderInfo));
     });
-    // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
-    // complete at once so the check names stay those of the seed.
+    // The aggregator (aggregator/) starts with the API handler; its start steps complete at once,
+    // so the check names stay those of the seed.
     // The built-in group versions are registered as local APIServices (upstream's autoregister).
     hooks.add('orch-apiserver-autoregistration', async () => {
-      const created = await retry(() => registerLocalApiServices(store, keyPrefix));
+      const created = await retry(() => registerLocalApiServices(store, keyPrefix, this.servedResources));
       if (created > 0) log.info('Registered the built-in group versions as local APIServices', 'count', created);
     });
     for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'apiservice-openapi-controller']) {
@@ -713,6 +774,7 @@ export class ApiServer {
           onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
         });
       }
+      if (this.aggregator && (await serveAggregated(this.aggregator, api.registry, req, res, ctx))) return;
       const handled = await api(req, res, ctx);
       // A path no handler serves gets Go's plain http.NotFound, as upstream's final not-found handler.
       if (!handled && !res.headersSent) writePlainNotFound(res);
@@ -793,8 +855,12 @@ export class ApiServer {
       lifecycle.initiateShutdown(); // idempotent: a signal may have started it already
       await lifecycle.done;
     }
+    this.identityLease?.stop();
+    // A cleanly stopped server takes its address out of the default service's endpoints at once.
+    await this.endpointReconciler?.stop(true).catch(() => undefined);
     this.api?.closeWatches();
     this.api?.stop();
+    await this.aggregator?.stop();
     this.rbac?.stop();
     this.nodeGraph?.stop();
     this.stopAuthorization?.();
