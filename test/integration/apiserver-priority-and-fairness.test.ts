@@ -122,6 +122,9 @@ describe('API priority and fairness', () => {
     expect(refused!.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect(refused!.text).toBe('Too many requests, please try again later.\n');
     expect(refused!.headers['x-kubernetes-pf-prioritylevel-uid']).toBe((await api.client.get(`${fc()}/prioritylevelconfigurations/apf-reject`)).body.metadata.uid);
+    // Every seat comes back once the flood is gone (the dashboard's in-flight counts are the executing requests).
+    await api.client.waitFor(async () => api.server.snapshot().requests.inFlightReadOnly === 0, 'the executing requests to drain', 10_000);
+    expect(api.server['apf']!.flowControl.pool.inUse('apf-reject')).toBe(0);
   }, 60_000);
 
   it('puts the mandatory objects back after a deletion or an edit', async () => {

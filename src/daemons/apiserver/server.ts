@@ -917,7 +917,7 @@ export class ApiServer {
       },
       livez: this.lastChecks.livez,
       readyz: this.lastChecks.readyz,
-      requests: {...this.stats.summary(), inFlightReadOnly: this.inFlight?.inFlight.readOnly ?? 0, inFlightMutating: this.inFlight?.inFlight.mutating ?? 0},
+      requests: {...this.stats.summary(), ...inFlightOf(this.apf?.gate.executing ?? this.inFlight?.inFlight)},
       watches: {open: this.api?.activeWatches() ?? 0, byResource: this.stats.watchesByResource()},
       ...(this.apf ? {priorityLevels: this.apf.levels()} : {}),
       shutdown: {phase, inFlight: lifecycle?.inFlight ?? 0, longRunning: lifecycle?.longRunning ?? 0},
@@ -928,6 +928,11 @@ export class ApiServer {
 }
 
 const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+
+/** The dashboard's in-flight counts: priority and fairness's executing requests, or max-in-flight's slots. */
+function inFlightOf(counts?: {readOnly: number; mutating: number}): {inFlightReadOnly: number; inFlightMutating: number} {
+  return {inFlightReadOnly: counts?.readOnly ?? 0, inFlightMutating: counts?.mutating ?? 0};
+}
 
 /** What a refused request tried, for its audit event (upstream's getAuthMethods). */
 function attemptedMethods(req: AnyRequest): string[] {

@@ -13,7 +13,7 @@
 import type {Clock} from '../../../shared/clock.js';
 import {requestPath, type RequestLike, type ResponseLike} from '../../../shared/http/http-types.js';
 import {writeHttpError} from '../../../shared/http/status.js';
-import {isLongRunning, requestInfoOf} from '../request-info.js';
+import {isLongRunning, isMutating, requestInfoOf} from '../request-info.js';
 import {requestDeadline} from '../timeout.js';
 import {DroppedRequestsTracker} from './dropped-requests.js';
 import type {FlowControl} from './flow-control.js';
@@ -37,13 +37,17 @@ export interface PriorityAndFairnessOptions {
  * Resolves (or returns) true when the request may go on, false when it was refused (the 429 is
  * written, or the client is gone).
  */
-export type PriorityAndFairnessGate = (req: RequestLike, res: ResponseLike, user: {name: string; groups: readonly string[]}) => boolean | Promise<boolean>;
+export type PriorityAndFairnessGate = ((req: RequestLike, res: ResponseLike, user: {name: string; groups: readonly string[]}) => boolean | Promise<boolean>) & {
+  /** Requests executing now, read-only (get, list, watch) and mutating, as upstream's watermarks count them (the dashboard's "In flight"). */
+  readonly executing: {readOnly: number; mutating: number};
+};
 
 export function priorityAndFairness(options: PriorityAndFairnessOptions): PriorityAndFairnessGate {
   const {flowControl, clock, metrics} = options;
   const dropped = new DroppedRequestsTracker(() => clock.now());
+  const executing = {readOnly: 0, mutating: 0};
 
-  return (req, res, user) => {
+  const gate = (req: RequestLike, res: ResponseLike, user: {name: string; groups: readonly string[]}): boolean | Promise<boolean> => {
     const info = requestInfoOf(req);
     const watch = info.verb === 'watch';
     if (isLongRunning(info) && !watch) return true;
@@ -59,6 +63,7 @@ export function priorityAndFairness(options: PriorityAndFairnessOptions): Priori
     const deadline = requestDeadline(req);
     const waitLimitMs = Math.min(MAX_WAIT_LIMIT_MS, deadline ? Math.max(0, (deadline.deadline - clock.now()) / 4) : DEFAULT_WAIT_LIMIT_MS);
 
+    const kind = isMutating(info) ? 'mutating' : 'readOnly';
     let outcome: boolean | undefined;
     let settle: ((ok: boolean) => void) | undefined;
     let queued = false;
@@ -72,6 +77,7 @@ export function priorityAndFairness(options: PriorityAndFairnessOptions): Priori
           if (queued) metrics?.queued(level, schema, -1);
           metrics?.dispatched(level, schema, waitedMs);
           metrics?.executing(level, schema, 1);
+          executing[kind]++;
           outcome = true;
           settle?.(true);
         },
@@ -95,6 +101,7 @@ export function priorityAndFairness(options: PriorityAndFairnessOptions): Priori
       if (released || outcome !== true) return;
       released = true;
       metrics?.executing(level, schema, -1);
+      executing[kind]--;
       ticket.finish();
     };
     res.on('close', () => {
@@ -107,6 +114,7 @@ export function priorityAndFairness(options: PriorityAndFairnessOptions): Priori
     metrics?.queued(level, schema, 1);
     return new Promise<boolean>((resolve) => (settle = resolve));
   };
+  return Object.assign(gate, {executing});
 }
 
 /** A watch is initialized once its response starts: its seats go back then. */
