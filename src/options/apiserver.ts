@@ -285,12 +285,12 @@ export const apiserverOptions: OptionTable = [
     name: 'kvstore-count-metric-poll-period', type: 'duration', seedType: 'duration', seedDefault: '1m0s',
     default: '1m0s',
     help: 'How often object counts per resource are refreshed for metrics; 0 turns the metric off.',
-    section: STORAGE, implemented: false,
+    section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-db-metric-poll-interval', type: 'duration', seedType: 'duration', seedDefault: '30s',
     default: '30s',
-    help: 'How often the store size metric is refreshed; 0 turns it off.', section: STORAGE, implemented: false,
+    help: 'How often the store size metric is refreshed; 0 turns it off.', section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-healthcheck-timeout', type: 'duration', seedType: 'duration', seedDefault: '2s', default: '2s',
@@ -407,26 +407,26 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'tracing-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Path of the tracing configuration.', section: RUNTIME, implemented: false,
+    help: 'Path of the tracing configuration (TracingConfiguration: OTLP gRPC endpoint, sampling rate per million).', section: RUNTIME, implemented: true,
   },
   {
     name: 'allow-metric-labels', type: 'stringToString', seedType: 'stringToString', seedDefault: '[]',
     repeatable: true,
     help: 'Restrict the values a metric label may take, as <metric>,<label>=<value>,<value>.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'allow-metric-labels-manifest', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'File holding the metric label allow-list.', section: RUNTIME, implemented: false,
+    help: 'File holding the metric label allow-list.', section: RUNTIME, implemented: true,
   },
   {
     name: 'disabled-metrics', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
-    help: 'Fully qualified metric names to stop exporting.', section: RUNTIME, implemented: false,
+    help: 'Fully qualified metric names to stop exporting.', section: RUNTIME, implemented: true,
   },
   {
     name: 'show-hidden-metrics-for-version', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Bring back metrics hidden since this previous <major>.<minor> release.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'log-flush-frequency', type: 'duration', seedType: 'duration', seedDefault: '5s', default: '5s',
@@ -434,12 +434,12 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'log-text-info-buffer-size', type: 'quantity', seedType: 'quantity', seedDefault: '0', default: '0',
-    help: 'Alpha: buffer this much info output when streams are split; 0 writes at once.', section: RUNTIME,
-    implemented: false,
+    help: 'Alpha: buffer this much info output when streams are split; 0 writes at once (needs LoggingAlphaOptions).', section: RUNTIME,
+    implemented: true,
   },
   {
     name: 'log-text-split-stream', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Alpha: write errors to stderr and the rest to stdout.', section: RUNTIME, implemented: false,
+    help: 'Alpha: write info lines to stdout, warnings and errors to stderr (needs LoggingAlphaOptions).', section: RUNTIME, implemented: true,
   },
   {
     name: 'logging-format', type: 'string', seedType: 'string', seedDefault: 'text', default: 'text', enum: ['text'],

@@ -62,7 +62,9 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'feature-gates', 'runtime-config', 'emulated-version', 'runtime-config-emulation-forward-compatible', 'min-compatibility-version',
   'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
   'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
-  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
+  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size', 'version', 'help',
+  'show-hidden-metrics-for-version', 'disabled-metrics', 'allow-metric-labels', 'allow-metric-labels-manifest',
+  'kvstore-count-metric-poll-period', 'kvstore-db-metric-poll-interval', 'tracing-config-file',
 ] as const;
 
 export function apiServerConfig(values: Values, version: VersionInfo, explicit?: ReadonlySet<string>): ApiServerConfig {
@@ -179,6 +181,15 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
       proxyClientKeyFile: str(values['proxy-client-key-file']),
       egressSelectorConfigFile: str(values['egress-selector-config-file']),
     },
+    metrics: {
+      showHiddenMetricsForVersion: str(values['show-hidden-metrics-for-version']),
+      disabledMetrics: list(values['disabled-metrics']),
+      allowMetricLabels: values['allow-metric-labels'] as Record<string, string> | undefined,
+      allowMetricLabelsManifest: str(values['allow-metric-labels-manifest']),
+    },
+    kvstoreCountMetricPollPeriodMs: ms(values['kvstore-count-metric-poll-period'], 60_000),
+    kvstoreDbMetricPollIntervalMs: ms(values['kvstore-db-metric-poll-interval'], 30_000),
+    tracingConfigFile: str(values['tracing-config-file']),
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),

@@ -98,6 +98,11 @@ import {createAggregator, type AggregatorConfig} from './aggregator/setup.js';
 import type {Aggregator} from './aggregator/aggregator.js';
 import {serveAggregated} from './aggregator/handler.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
+import {createApiServerMetrics, METRICS_PATHS, type ApiServerMetrics} from './metrics/index.js';
+import type {MetricsOptionValues} from '../shared/metrics/index.js';
+import {keyResolver} from './encryption/store.js';
+import type {ApiServerTracing} from './tracing/tracer.js';
+import {requestInfoOf} from './filters/index.js';
 
 const log = klog('apiserver/server.ts');
 
@@ -178,6 +183,13 @@ export interface ApiServerConfig extends SecureServingOptions {
   kmsTimings?: KmsTimings;
   /** The audit options; without a policy file nothing is audited. */
   audit?: AuditConfig;
+  /** The metric options (--show-hidden-metrics-for-version, --disabled-metrics, --allow-metric-labels(-manifest)). */
+  metrics?: MetricsOptionValues;
+  /** --kvstore-count-metric-poll-period and --kvstore-db-metric-poll-interval in ms (0: off). */
+  kvstoreCountMetricPollPeriodMs?: number;
+  kvstoreDbMetricPollIntervalMs?: number;
+  /** --tracing-config-file: spans exported over OTLP; without it nothing is traced (and nothing costs). */
+  tracingConfigFile?: string;
   /** The admission options (config.ts admissionConfig); without them the default set runs. */
   admission?: {
     enable?: string[];
@@ -246,6 +258,9 @@ export class ApiServer {
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
   private apf?: PriorityAndFairness;
+  private metrics?: ApiServerMetrics;
+  private tracing?: ApiServerTracing;
+  private stopMetricPolling?: () => void;
   private auditor?: Auditor;
   private admission?: AdmissionChain;
   private sweeper?: {start(): void; stop(): void};
@@ -314,7 +329,15 @@ export class ApiServer {
       ? await Encryption.start({file: c.encryptionProviderConfig, keyPrefix: c.keyPrefix, reload: c.encryptionProviderConfigAutomaticReload ?? false, reloadIntervalMs: c.encryptionReloadIntervalMs, kmsTimings: c.kmsTimings, log: (m) => log.info(m)})
       : undefined;
     const encryption = this.encryption;
-    const wrapEngine = encryption && ((engine: Store) => encryption.wrap(engine));
+    // Metrics first: a bad metric option stops the start; every engine request is timed (after encryption, as upstream times etcd).
+    const metrics = (this.metrics = await createApiServerMetrics({values: c.metrics ?? {}, inFlight: () => this.apf?.gate.executing ?? this.inFlight?.inFlight ?? {readOnly: 0, mutating: 0}, resolveKey: keyResolver(c.keyPrefix), health: this.registry}));
+    // A bad tracing file stops the start too; the tracing code loads only when it is given.
+    const tracing = (this.tracing = c.tracingConfigFile ? await startTracing(c.tracingConfigFile) : undefined);
+    const resolveKey = keyResolver(c.keyPrefix);
+    const wrapEngine = (engine: Store) => {
+      const timed = metrics.storage.instrument(encryption ? encryption.wrap(engine) : engine);
+      return tracing ? tracing.instrument(timed, resolveKey) : timed;
+    };
     const builtinPrefixes = cachedResources.map((r) => r.prefix);
     // On etcd, events expire by lease as upstream (their TTL from each write); the sweeper stays for SQLite.
     const expiring = {prefixes: [...new Set(['', names().groups.events].map((g) => keyPrefixOf(g, 'events')))].map((prefix) => ({prefix, ttlSeconds: Math.max(1, Math.ceil(c.eventTtlMs / 1000))})), leaseReuseDurationSeconds: c.leaseReuseDurationSeconds ?? 60};
@@ -324,7 +347,7 @@ export class ApiServer {
     await this.checkNameSet(store, c.keyPrefix);
 
     // A bad policy stops the start here, before anything listens.
-    if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv));
+    if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv), metrics.audit);
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
     this.agentTls = {
@@ -424,6 +447,8 @@ export class ApiServer {
         store, keyPrefix: c.keyPrefix, serverConcurrency: c.maxRequestsInflight + c.maxMutatingRequestsInflight, clock: systemClock,
         objectCount: (prefix) => caches.map((cache) => cache.objectCount(prefix)).find((n) => n !== undefined),
         log: (message, ...kv) => log.v(2).info(message, ...kv),
+        // The apiserver_flowcontrol_* metrics are served at /metrics with the others.
+        registry: this.metrics?.registry.registry,
       });
       this.apf.start();
     }
@@ -437,6 +462,14 @@ export class ApiServer {
     await this.writeAdminOrchconfig(caPem);
     log.info('Serving securely', 'address', this.url, 'orchconfig', c.orchconfigPath);
 
+    this.stopMetricPolling = metrics.storage.startPolling({
+      resources: () => cachedResources,
+      store,
+      engines: () => (this.storage as Storage).engines,
+      countPeriodMs: c.kvstoreCountMetricPollPeriodMs ?? 60_000,
+      dbSizePeriodMs: c.kvstoreDbMetricPollIntervalMs ?? 30_000,
+      onError: (error) => log.v(2).info('Failed to refresh the storage metrics', 'err', error),
+    });
     this.sweeper = createEventSweeper({store, ttlMs: c.eventTtlMs, keyPrefix: c.keyPrefix});
     this.sweeper.start();
     // Post-start hooks run after the server listens, as upstream; each one's check fails until it is done.
@@ -649,6 +682,7 @@ export class ApiServer {
     const filters: Filter[] = [
       lifecycle.filter,
       this.stats.filter,
+      ...(this.metrics ? [this.metrics.requests.filter] : []),
       cacheControlFilter(),
       ...(c.strictTransportSecurityDirectives?.length ? [hstsFilter(c.strictTransportSecurityDirectives)] : []),
       // Upstream's WithCORS sits outside authentication: preflights carry no credentials.
@@ -665,12 +699,15 @@ export class ApiServer {
       // A front proxy's identity headers are believed only as the proxy's; nobody after this sees them.
       const proxy = c.requestHeader ? authenticator.requestHeader : undefined;
       if (proxy) for (const name of Object.keys(req.headers)) if (proxy.isIdentityHeader(name)) delete req.headers[name];
+      this.metrics?.authenticated(outcome.user ? 'success' : outcome.error ? 'error' : 'failure');
       if (!outcome.user) {
         if (outcome.error) log.v(2).info('Unable to authenticate the request', 'err', outcome.error);
         if (auditor) await auditor.failedAuthentication(req, res, attemptedMethods(req));
         return writeStatusObject(res, unauthorizedStatus());
       }
       if (outcome.usedBearerToken) delete req.headers.authorization;
+      // Upstream's WithTracing runs after authentication: the user decides whether the caller's trace is joined.
+      this.tracing?.enterRequest(req, res, requestInfoOf(req), outcome.user.groups);
       // Audit (upstream's WithAudit) sits between authentication and impersonation: the policy sees
       // the authenticated user, the event names the impersonated one separately.
       const audit = auditor ? await auditor.begin(req, res, outcome.user) : undefined;
@@ -689,6 +726,7 @@ export class ApiServer {
       // as upstream's authorization filter, unless another one allowed it.
       const authorize = async (attrs: AuthorizationAttributes) => {
         const result = await authorizer.authorize(attrs);
+        if (attrs.user === user) this.metrics?.authorized(result.decision === 'Allow' ? 'allowed' : result.error ? 'error' : result.decision === 'Deny' ? 'denied' : 'no-opinion');
         // The audit event carries the request's own authorization decision (not access reviews').
         if (attrs.user === user) audit?.recordDecision(result);
         if (result.decision !== 'Allow' && result.error) throw result.error;
@@ -706,6 +744,12 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (this.apf.serveDebug(path, new URL(req.url ?? '/', 'https://local').searchParams, res)) return;
+      }
+      if (METRICS_PATHS.has(path) && this.metrics) {
+        const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return this.metrics.serve(path, res);
       }
       const debugRoute = this.debug?.route(path);
       if (debugRoute) {
@@ -868,11 +912,13 @@ export class ApiServer {
     this.externalSigner?.close();
     this.sweeper?.stop();
     this.apf?.stop();
+    this.stopMetricPolling?.();
     await this.debug?.close();
     this.logCheck.stop();
     await this.admission?.close();
     // Buffered audit events are written before the process ends.
     await this.auditor?.shutdown();
+    await this.tracing?.shutdown();
     await this.storage?.close();
     this.encryption?.stop();
   }
@@ -925,6 +971,12 @@ export class ApiServer {
       at: Date.now(),
     };
   }
+}
+
+async function startTracing(file: string): Promise<ApiServerTracing> {
+  const {readTracingConfiguration} = await import('./tracing/config.js');
+  const {ApiServerTracing} = await import('./tracing/tracer.js');
+  return new ApiServerTracing(await readTracingConfiguration(file));
 }
 
 const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
