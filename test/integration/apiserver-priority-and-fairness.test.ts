@@ -183,6 +183,15 @@ describe('API priority and fairness', () => {
     expect((await api.client.get('/debug/api_priority_and_fairness/nothing')).status).toBe(404);
   });
 
+  it("serves upstream's apiserver_flowcontrol_* metrics on /metrics", async () => {
+    const text = (await api.client.get('/metrics')).text;
+    expect(text).toMatch(/^apiserver_flowcontrol_dispatched_requests_total\{priority_level="global-default",flow_schema="global-default"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^apiserver_flowcontrol_rejected_requests_total\{priority_level="apf-reject",flow_schema="apf-reject",reason="concurrency-limit"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^apiserver_flowcontrol_nominal_limit_seats\{priority_level="workload-low"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^apiserver_flowcontrol_request_wait_duration_seconds_bucket\{le="0\.005",priority_level="workload-low",flow_schema="service-accounts",execute="true"\} /m);
+    for (const name of ['current_inqueue_requests', 'current_executing_requests', 'current_executing_seats']) expect(text).toContain(`# TYPE apiserver_flowcontrol_${name} gauge`);
+  });
+
   it("lists upstream's FlowSchemas and priority levels with kubectl", async () => {
     const schemas = await kubectl(api.orchconfigPath, ['get', 'flowschemas', '-o', 'name']);
     const schemaNames = schemas.stdout.trim().split('\n').map((l) => l.replace(/^.*\//, ''));
