@@ -35,6 +35,8 @@ export interface NameSet {
   agentConfig: {apiVersion: string; kind: string};
   /** The endpointslice controller's `managed-by` value. */
   endpointSliceController: string;
+  /** The service IP allocator's `managed-by` value on IPAddress objects (`ipallocator.<domain>`). */
+  ipAllocator: string;
   /** The issuer of legacy service account token secrets. */
   legacyTokenIssuer: string;
   /** The config map the root CA publisher puts in every namespace (`orch-root-ca.crt`, `kube-root-ca.crt`). */
@@ -93,6 +95,11 @@ export interface NameSet {
     serviceName: string;
     endpointSliceManagedBy: string;
     endpointSliceSkipMirror: string;
+    /** The IP family and owner of an IPAddress object (`ipaddress.<labelDomain>/ip-family`, `/managed-by`). */
+    ipAddressFamily: string;
+    ipAddressManagedBy: string;
+    /** Marks an API server's identity lease (`apiserver.<labelDomain>/identity`, value `<product>-apiserver`). */
+    apiserverIdentity: string;
     headlessService: string;
     jobControllerUid: string;
     jobName: string;
@@ -117,6 +124,8 @@ export interface NameSet {
     serviceAccountName: string;
     serviceAccountUid: string;
     rbacAutoupdate: string;
+    /** Whether the API server keeps a suggested FlowSchema or PriorityLevelConfiguration's spec (`apf.kubernetes.io/autoupdate-spec`). */
+    apfAutoupdateSpec: string;
     deploymentRevision: string;
     deploymentRevisionHistory: string;
     deploymentDesiredReplicas: string;
@@ -127,6 +136,8 @@ export interface NameSet {
     endpointsOverCapacity: string;
     /** Marks Endpoints used as leader-election locks. */
     leaderElectionLock: string;
+    /** The `<ip>:<port>` peers proxy to, on an API server's identity lease (`<labelDomain>/peer-advertise-address`). */
+    peerAdvertiseAddress: string;
     cronJobScheduledTimestamp: string;
     daemonSetTemplateHash: string;
     /** The bookmark annotation ending a watch-list's initial events (clients look for upstream's key). */
@@ -193,6 +204,7 @@ function build(id: NameSetId): NameSet {
       ? {apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration'}
       : {apiVersion: 'agent.config.orch.io/v1beta1', kind: 'AgentConfiguration'},
     endpointSliceController: `endpointslice-controller.${domain}`,
+    ipAllocator: `ipallocator.${domain}`,
     legacyTokenIssuer: k ? 'kubernetes/serviceaccount' : 'orch/serviceaccount',
     rootCaConfigMap: `${product}-root-ca.crt`,
     serviceAccountMountPath: `/var/run/secrets/${labelDomain}/serviceaccount`,
@@ -250,6 +262,9 @@ function build(id: NameSetId): NameSet {
       serviceName: `${labelDomain}/service-name`,
       endpointSliceManagedBy: `endpointslice.${labelDomain}/managed-by`,
       endpointSliceSkipMirror: `endpointslice.${labelDomain}/skip-mirror`,
+      ipAddressFamily: `ipaddress.${labelDomain}/ip-family`,
+      ipAddressManagedBy: `ipaddress.${labelDomain}/managed-by`,
+      apiserverIdentity: `apiserver.${labelDomain}/identity`,
       headlessService: `service.${labelDomain}/headless`,
       jobControllerUid: `batch.${labelDomain}/controller-uid`,
       jobName: `batch.${labelDomain}/job-name`,
@@ -273,6 +288,7 @@ function build(id: NameSetId): NameSet {
       serviceAccountName: `${labelDomain}/service-account.name`,
       serviceAccountUid: `${labelDomain}/service-account.uid`,
       rbacAutoupdate: g('rbac.authorization.kubernetes.io/autoupdate', 'rbac.orch.io/autoupdate'),
+      apfAutoupdateSpec: g('apf.kubernetes.io/autoupdate-spec', 'apf.orch.io/autoupdate-spec'),
       deploymentRevision: `deployment.${labelDomain}/revision`,
       deploymentRevisionHistory: `deployment.${labelDomain}/revision-history`,
       deploymentDesiredReplicas: `deployment.${labelDomain}/desired-replicas`,
@@ -281,6 +297,7 @@ function build(id: NameSetId): NameSet {
       podDeletionCost: `controller.${labelDomain}/pod-deletion-cost`,
       endpointsOverCapacity: `endpoints.${labelDomain}/over-capacity`,
       leaderElectionLock: `control-plane.alpha.${labelDomain}/leader`,
+      peerAdvertiseAddress: `${labelDomain}/peer-advertise-address`,
       cronJobScheduledTimestamp: `batch.${labelDomain}/cronjob-scheduled-timestamp`,
       daemonSetTemplateHash: `${labelDomain}/daemonset-template-hash`,
       // Both sets use upstream's key: client-go's watch-list reflector waits for exactly this one.

@@ -6,8 +6,9 @@ import { field, type FieldError } from './status.js';
 import { labelKeyProblem, labelValueProblem } from './selectors.js';
 import type { JsonObject } from '../patch/types.js';
 import { isJsonObject } from '../patch/types.js';
+import { isIP } from 'node:net';
 
-export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'pathSegment';
+export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'pathSegment' | 'ipAddress';
 
 const SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -41,6 +42,14 @@ export function nameProblems(name: string, rule: NameRule, prefix = false): stri
       if (candidate.length > 63) problems.push('must be no more than 63 characters');
       if (!DNS1035_RE.test(candidate)) problems.push(DNS1035_MSG);
       return problems;
+    case 'ipAddress': {
+      // IPAddress objects are named by their address, in canonical form (upstream's ValidateIPAddressName).
+      const family = isIP(name);
+      if (family === 0) return ['must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'];
+      const canonical = family === 6 ? new URL(`http://[${name}]/`).hostname.slice(1, -1) : name;
+      if (canonical !== name) problems.push(`must be in canonical form ("${canonical}")`);
+      return problems;
+    }
   }
 }
 

@@ -12,7 +12,7 @@ export default class ApiserverCommand extends DaemonCommand {
   async run(): Promise<void> {
     const {options} = await this.parseOptions('apiserver', apiserverOptions);
     await selectDaemonNames(apiserverOptions, options);
-    const common = applyCommonDaemonOptions(options.values);
+    const common = applyCommonDaemonOptions(options.values, true);
     if (common.printAndExit) {
       process.stdout.write(common.printAndExit + '\n');
       return;

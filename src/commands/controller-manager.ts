@@ -11,7 +11,7 @@ export default class ControllerManagerCommand extends DaemonCommand {
 
   async run(): Promise<void> {
     const {options} = await this.parseOptions('controller-manager', controllerManagerOptions);
-    const common = applyCommonDaemonOptions(options.values);
+    const common = applyCommonDaemonOptions(options.values, true);
     if (common.printAndExit) {
       process.stdout.write(common.printAndExit + '\n');
       return;

@@ -46,9 +46,14 @@ export interface ReportedVersion {
  * semver build metadata (`v1.36.0+orch.0.1.0`). A version set with `--version=vX.Y.Z` is reported
  * as given.
  */
-export function reportedVersion(info: VersionInfo): ReportedVersion {
+export function reportedVersion(info: VersionInfo, effective?: {emulation: {major: number; minor: number}; minCompatibility: {major: number; minor: number}}): ReportedVersion {
   const {major, minor} = info.overridden ? {major: info.major, minor: info.minor} : {major: String(EMULATED_KUBERNETES.major), minor: String(EMULATED_KUBERNETES.minor)};
   const gitVersion = info.overridden ? info.gitVersion : `v${major}.${minor}.0+orch.${info.gitVersion.replace(/^v/, '')}`;
+  // --emulated-version and --min-compatibility-version show here, as upstream's /version does.
+  if (effective) {
+    const {emulation: e, minCompatibility: m} = effective;
+    return {major, minor, gitVersion, emulationMajor: String(e.major), emulationMinor: String(e.minor), minCompatibilityMajor: String(m.major), minCompatibilityMinor: String(m.minor)};
+  }
   const previous = String(Math.max(0, Number(minor) - 1));
   return {major, minor, gitVersion, emulationMajor: major, emulationMinor: minor, minCompatibilityMajor: major, minCompatibilityMinor: Number.isNaN(Number(minor)) ? minor : previous};
 }

@@ -166,52 +166,52 @@ export const apiserverOptions: OptionTable = [
     name: 'aggregator-reject-forwarding-redirect', type: 'bool', seedType: 'bool', seedDefault: 'true',
     default: 'true',
     help: 'Stop the aggregator from relaying redirects from extension servers to clients.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'enable-aggregator-routing', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
     help: 'Send aggregated requests to endpoint addresses instead of the service cluster address.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'proxy-client-cert-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Client certificate this server presents when proxying to extension servers or calling webhooks.',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'proxy-client-key-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Private key for the proxy client certificate.', section: SERVING, implemented: false,
+    help: 'Private key for the proxy client certificate.', section: SERVING, implemented: true,
   },
   {
     name: 'egress-selector-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Path of the egress selector configuration.', section: SERVING, implemented: false,
+    help: 'Path of the egress selector configuration.', section: SERVING, implemented: true,
   },
   {
     // The name and purpose (peers dial it) make this an IP address, unlike the free-form addresses above.
     name: 'peer-advertise-ip', type: 'ip', seedType: 'string', seedDefault: 'none',
     help: 'IP that peer API servers use to forward requests they cannot serve themselves.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'peer-advertise-port', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Port that peer API servers use to forward requests they cannot serve themselves.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'peer-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'CA bundle for checking the serving certificates of peer API servers.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'endpoint-reconciler-type', type: 'string', seedType: 'string', seedDefault: 'lease', default: 'lease',
     enum: ['master-count', 'lease', 'none'],
     help: 'How the endpoints of the API server\'s own service are kept (master-count is deprecated).',
-    section: SERVING, implemented: false,
+    section: SERVING, implemented: true,
   },
   {
     name: 'orch-service-node-port', type: 'int', seedType: 'int', seedDefault: '0', default: '0', ...PORT,
     help: 'Expose the API server\'s own service as NodePort on this port; 0 keeps it ClusterIP.', section: SERVING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'service-cluster-ip-range', type: 'cidrs', seedType: 'string', seedDefault: 'none',
@@ -221,7 +221,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'service-node-port-range', type: 'portRange', seedType: 'string N1-N2', seedDefault: '30000-32767',
     default: '30000-32767',
-    help: 'Inclusive port range handed out to NodePort services.', section: SERVING, implemented: false,
+    help: 'Inclusive port range handed out to NodePort services.', section: SERVING, implemented: true,
   },
   {
     name: 'agent-certificate-authority', type: 'string', seedType: 'string', seedDefault: 'none',
@@ -285,12 +285,12 @@ export const apiserverOptions: OptionTable = [
     name: 'kvstore-count-metric-poll-period', type: 'duration', seedType: 'duration', seedDefault: '1m0s',
     default: '1m0s',
     help: 'How often object counts per resource are refreshed for metrics; 0 turns the metric off.',
-    section: STORAGE, implemented: false,
+    section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-db-metric-poll-interval', type: 'duration', seedType: 'duration', seedDefault: '30s',
     default: '30s',
-    help: 'How often the store size metric is refreshed; 0 turns it off.', section: STORAGE, implemented: false,
+    help: 'How often the store size metric is refreshed; 0 turns it off.', section: STORAGE, implemented: true,
   },
   {
     name: 'kvstore-healthcheck-timeout', type: 'duration', seedType: 'duration', seedDefault: '2s', default: '2s',
@@ -394,39 +394,39 @@ export const apiserverOptions: OptionTable = [
 
   // --- Runtime selection and diagnostics ---
   {
-    name: 'runtime-config', type: 'keyValue', seedType: 'comma-separated key=value pairs', seedDefault: 'none',
+    name: 'runtime-config', type: 'configurationMap', seedType: 'comma-separated key=value pairs', seedDefault: 'none',
     repeatable: true,
     help: 'Switch built-in API groups and versions on or off, as group/version=true|false.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'feature-gates', type: 'featureGates', seedType: 'component:key=value pairs, comma-separated',
     seedDefault: 'none', repeatable: true,
     help: 'Turn alpha or experimental features on or off, as [component:]Name=true|false.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'tracing-config-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Path of the tracing configuration.', section: RUNTIME, implemented: false,
+    help: 'Path of the tracing configuration (TracingConfiguration: OTLP gRPC endpoint, sampling rate per million).', section: RUNTIME, implemented: true,
   },
   {
     name: 'allow-metric-labels', type: 'stringToString', seedType: 'stringToString', seedDefault: '[]',
     repeatable: true,
     help: 'Restrict the values a metric label may take, as <metric>,<label>=<value>,<value>.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'allow-metric-labels-manifest', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'File holding the metric label allow-list.', section: RUNTIME, implemented: false,
+    help: 'File holding the metric label allow-list.', section: RUNTIME, implemented: true,
   },
   {
     name: 'disabled-metrics', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
-    help: 'Fully qualified metric names to stop exporting.', section: RUNTIME, implemented: false,
+    help: 'Fully qualified metric names to stop exporting.', section: RUNTIME, implemented: true,
   },
   {
     name: 'show-hidden-metrics-for-version', type: 'string', seedType: 'string', seedDefault: 'none',
     help: 'Bring back metrics hidden since this previous <major>.<minor> release.', section: RUNTIME,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'log-flush-frequency', type: 'duration', seedType: 'duration', seedDefault: '5s', default: '5s',
@@ -434,12 +434,12 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'log-text-info-buffer-size', type: 'quantity', seedType: 'quantity', seedDefault: '0', default: '0',
-    help: 'Alpha: buffer this much info output when streams are split; 0 writes at once.', section: RUNTIME,
-    implemented: false,
+    help: 'Alpha: buffer this much info output when streams are split; 0 writes at once (needs LoggingAlphaOptions).', section: RUNTIME,
+    implemented: true,
   },
   {
     name: 'log-text-split-stream', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Alpha: write errors to stderr and the rest to stdout.', section: RUNTIME, implemented: false,
+    help: 'Alpha: write info lines to stdout, warnings and errors to stderr (needs LoggingAlphaOptions).', section: RUNTIME, implemented: true,
   },
   {
     name: 'logging-format', type: 'string', seedType: 'string', seedDefault: 'text', default: 'text', enum: ['text'],
@@ -831,7 +831,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'enable-priority-and-fairness', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Queue requests by priority and fairness instead of a flat in-flight cap.', section: LIMITS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'request-timeout', type: 'duration', seedType: 'duration', seedDefault: '1m0s', default: '1m0s',
@@ -872,7 +872,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'emulated-version', type: 'strings', seedType: 'strings', seedDefault: 'none', repeatable: true,
     help: 'Release whose APIs and features components should behave like.', section: VERSIONING,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'emulation-forward-compatible', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
@@ -883,13 +883,13 @@ export const apiserverOptions: OptionTable = [
     name: 'runtime-config-emulation-forward-compatible', type: 'bool', seedType: 'bool', seedDefault: 'false',
     default: 'false',
     help: 'Install APIs named in --runtime-config even if newer than the emulated release, instead of failing.',
-    section: VERSIONING, implemented: false,
+    section: VERSIONING, implemented: true,
   },
   {
     name: 'min-compatibility-version', type: 'strings', seedType: 'strings', seedDefault: 'none',
     repeatable: true,
     help: 'Oldest control plane release this server must stay compatible with.', section: VERSIONING,
-    implemented: false,
+    implemented: true,
   },
 
   // --- orch's own options (not in the seed) ---

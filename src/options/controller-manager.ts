@@ -1086,7 +1086,7 @@ export const controllerManagerOptions: OptionTable = [
     default: '0',
     help: 'Alpha: buffer size for info lines when text logs are split by stream (needs LoggingAlphaOptions).',
     section: DIAGNOSTICS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'log-text-split-stream',
@@ -1096,7 +1096,7 @@ export const controllerManagerOptions: OptionTable = [
     default: 'false',
     help: 'Alpha: write errors to stderr and info lines to stdout.',
     section: DIAGNOSTICS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'logging-format',

@@ -16,6 +16,7 @@ const TYPE_LABEL: Record<OptionSpec['type'], string> = {
   duration: 'duration',
   quantity: 'quantity',
   keyValue: 'key=value,',
+  configurationMap: 'key[=value],',
   featureGates: 'key=true|false,',
   multimap: 'name:value',
   taints: 'key=value:Effect,',

@@ -19,7 +19,7 @@ import { labelValueErrors, qualifiedNameErrors } from './value-labels.js';
 import { NAME_SET_IDS, nameSet, names, type NameSetId } from '../api/names.js';
 import { allowedNodeLabelPrefixes, allowedNodeLabels, isAllowedNodeLabel } from '../api/node-labels.js';
 import {ADMISSION_PLUGIN_ORDER} from '../api/admission-plugins.js';
-import {corsPatternProblems} from '../daemons/apiserver/filters/cors.js';
+import {corsPatternProblems} from './value-cors.js';
 import {createSecureContext} from 'node:tls';
 import {tlsCurveProblems} from './value-tls.js';
 
@@ -234,6 +234,16 @@ const commonRules: Rule[] = [
     check: (o) => {
       const size = o.raw('log-text-info-buffer-size') as Quantity | undefined;
       return size && size.value < 0 ? `--log-text-info-buffer-size must not be negative, got ${size.text}` : undefined;
+    },
+  },
+  {
+    // Upstream's logging validation: the info buffer exists only when info lines have a stream of their own.
+    programs: DAEMONS,
+    check: (o) => {
+      const size = o.raw('log-text-info-buffer-size') as Quantity | undefined;
+      return size && size.value > 0 && o.raw('log-text-split-stream') !== true
+        ? `--log-text-info-buffer-size=${size.text} is only supported in combination with --log-text-split-stream`
+        : undefined;
     },
   },
   {

@@ -17,6 +17,7 @@ export type ValueType =
   | 'duration' // Go duration: 300ms, 1m0s, 8760h0m0s
   | 'quantity' // resource quantity: 1Gi, 100m, 1.5
   | 'keyValue' // key=value,key=value (mapStringString); repeatable
+  | 'configurationMap' // key[=value],... (component-base ConfigurationMap: a bare key has the empty value); repeatable
   | 'featureGates' // key=bool or component:key=bool, comma-separated
   | 'multimap' // name:value, repeatable (colonSeparatedMultimapStringString)
   | 'taints' // <key>=<value>:<effect>, comma-separated

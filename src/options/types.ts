@@ -27,6 +27,7 @@ import {
   type VmoduleEntry,
   formatStringToString,
   parseFeatureGates,
+  parseConfigurationMap,
   parseKeyValue,
   parseMultimap,
   parsePercentPairs,
@@ -77,6 +78,7 @@ export interface ParsedValues {
   duration: DurationValue;
   quantity: Quantity;
   keyValue: KeyValueMap;
+  configurationMap: KeyValueMap;
   featureGates: FeatureGateMap;
   multimap: MultiMap;
   taints: Taint[];
@@ -196,6 +198,11 @@ const HANDLERS: { [T in ValueType]: TypeHandler<T> } = {
   keyValue: {
     parse: (raw, _spec, previous) => parseKeyValue(raw, previous),
     describe: () => 'comma-separated key=value pairs',
+    format: (value) => pairs(value, '='),
+  },
+  configurationMap: {
+    parse: (raw, _spec, previous) => parseConfigurationMap(raw, previous),
+    describe: () => 'comma-separated key=value pairs; a key alone has the empty value',
     format: (value) => pairs(value, '='),
   },
   featureGates: {

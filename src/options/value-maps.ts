@@ -27,6 +27,18 @@ export function parseKeyValue(raw: string, previous?: KeyValueMap): KeyValueMap 
   return result;
 }
 
+/** component-base ConfigurationMap (--runtime-config): `a=b,c`; a key without `=` has the empty value. */
+export function parseConfigurationMap(raw: string, previous?: KeyValueMap): KeyValueMap {
+  const result: KeyValueMap = { ...previous };
+  for (const pair of splitList(raw)) {
+    if (pair.includes('=')) {
+      const [key, value] = splitPair(pair, '=');
+      result[key] = value;
+    } else result[pair.trim()] = '';
+  }
+  return result;
+}
+
 /** component-base featuregate Set: `Name=true,Other=false`, or `component:Name=true`. */
 export function parseFeatureGates(raw: string, previous?: FeatureGateMap): FeatureGateMap {
   const result: FeatureGateMap = { ...previous };

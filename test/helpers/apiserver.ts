@@ -17,7 +17,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {parse as parseYaml} from 'yaml';
 import {ApiServer, type ApiServerConfig} from '../../src/daemons/apiserver/server.js';
-import {apiServerConfig} from '../../src/daemons/apiserver/config.js';
+import {apiServerConfig, compatibilityConfig} from '../../src/daemons/apiserver/config.js';
 import {versionInfo} from '../../src/lib/version.js';
 import {configureKlog} from '../../src/lib/klog.js';
 import {orchBin, repoRoot} from './run-orch.js';
@@ -271,6 +271,18 @@ export function testConfig(dataDir: string, engine: Engine, etcdEndpoint?: strin
 }
 
 /**
+ * The beta APIs orch carries (LeaseCandidate, ClusterTrustBundle, MutatingAdmissionPolicy) are off
+ * by default, as upstream: a test that uses them turns them on as a user would, with
+ * --runtime-config=api/beta=true and their feature gates.
+ */
+export function betaApisConfig(): Partial<ApiServerConfig> {
+  return compatibilityConfig({
+    'runtime-config': {'api/beta': 'true'},
+    'feature-gates': {CoordinatedLeaderElection: true, ClusterTrustBundle: true, MutatingAdmissionPolicy: true},
+  });
+}
+
+/**
  * The admission plugins test servers leave out, as upstream's integration servers do: no controller
  * manager runs beside them, so no namespace gets its `default` service account (ServiceAccount would
  * refuse every pod) and no node loses its not-ready taint (TaintNodesByCondition). A test that wants
@@ -339,19 +351,26 @@ export async function startApiServerProcess(options: {
   dataDir?: string;
   /** A command the server runs under, e.g. ['prlimit', '--fsize=1000000', '--']; the node binary and its arguments follow. */
   wrapper?: string[];
+  /** Several servers of one cluster: the address and port to serve on (default 127.0.0.1 and a free port). */
+  bindAddress?: string;
+  port?: number;
+  /** The kvstore prefix on etcd (default one of its own, `/registry-<port>`); servers of one cluster share it. */
+  kvstorePrefix?: string;
+  /** Extra environment variables of the process. */
+  env?: Record<string, string>;
 }): Promise<ServerProcess> {
   await waitForBuild();
   if (options.engine === 'etcd' && !options.etcdEndpoint) throw new Error('the etcd engine needs an etcd endpoint');
   // A given data directory (e.g. on a small file system the test mounted) is used as is.
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'orch-apiserver-cli-'));
   const orchconfigPath = join(dataDir, 'admin.orchconfig');
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const args = [
     orchBin, 'apiserver',
     '--data-dir', dataDir,
     '--secure-port', String(port),
-    '--bind-address', '127.0.0.1',
-    ...(options.engine === 'etcd' ? ['--kvstore-servers', options.etcdEndpoint as string, '--kvstore-prefix', `/registry-${port}`] : []),
+    '--bind-address', options.bindAddress ?? '127.0.0.1',
+    ...(options.engine === 'etcd' ? ['--kvstore-servers', options.etcdEndpoint as string, '--kvstore-prefix', options.kvstorePrefix ?? `/registry-${port}`] : []),
     ...(options.args?.some((a) => /^--(disable-admission-plugins|admission-control)(=|$)/.test(a)) ? [] : ['--disable-admission-plugins', TEST_SERVER_DISABLED_ADMISSION.join(',')]),
     ...(options.args ?? []),
   ];
@@ -363,7 +382,7 @@ export async function startApiServerProcess(options: {
     await waitForBuild();
     rmSync(orchconfigPath, {force: true});
     const [command, ...commandArgs] = [...(options.wrapper ?? []), process.execPath, ...args];
-    const proc = spawn(command!, commandArgs, {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1'}});
+    const proc = spawn(command!, commandArgs, {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1', ...options.env}});
     child = proc;
     const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
     proc.stdout!.on('data', keep);

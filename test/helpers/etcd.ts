@@ -123,3 +123,113 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+export interface EtcdMember {
+  readonly name: string;
+  /** Its client URL. */
+  readonly endpoint: string;
+  /** SIGKILL; the data stays so restart() rejoins the cluster. */
+  kill(): Promise<void>;
+  /** Starts it again on the same ports and data (it rejoins as an existing member). */
+  restart(): Promise<void>;
+  readonly running: boolean;
+}
+
+export interface EtcdCluster {
+  readonly members: EtcdMember[];
+  /** Every member's client URL (for --kvstore-servers). */
+  readonly endpoints: string[];
+  /** The member that is the raft leader now (asked through etcd's JSON gateway). */
+  leader(): Promise<EtcdMember>;
+  /** Kills every member and removes the data directories. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A real etcd cluster of `size` members (3 by default) on 127.0.0.1 with free ports, each with its
+ * own temporary data directory; resolves once every member reports healthy (a quorum formed).
+ */
+export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
+  const binary = etcdBinary();
+  const token = `orch-test-${process.pid}-${Date.now()}`;
+  const specs: {name: string; dataDir: string; client: string; peer: string}[] = [];
+  for (let i = 0; i < size; i++) {
+    specs.push({
+      name: `m${i}`,
+      dataDir: mkdtempSync(join(tmpdir(), `orch-etcd-m${i}-`)),
+      client: `http://127.0.0.1:${await freePort()}`,
+      peer: `http://127.0.0.1:${await freePort()}`,
+    });
+  }
+  const initialCluster = specs.map((s) => `${s.name}=${s.peer}`).join(',');
+  const children = new Map<string, ChildProcess>();
+
+  const launch = (spec: (typeof specs)[number]) => {
+    const proc = spawn(binary, [
+      '--name', spec.name,
+      '--data-dir', spec.dataDir,
+      '--listen-client-urls', spec.client,
+      '--advertise-client-urls', spec.client,
+      '--listen-peer-urls', spec.peer,
+      '--initial-advertise-peer-urls', spec.peer,
+      '--initial-cluster', initialCluster,
+      '--initial-cluster-token', token,
+      // Ignored once the member has data (a restart rejoins the existing cluster).
+      '--initial-cluster-state', 'new',
+      // Short heartbeats: a killed leader is replaced within about a second.
+      '--heartbeat-interval', '100',
+      '--election-timeout', '1000',
+      '--log-level', 'error',
+    ], {stdio: ['ignore', 'ignore', 'pipe']});
+    proc.stderr!.resume();
+    children.set(spec.name, proc);
+  };
+  const kill = async (name: string) => {
+    const proc = children.get(name);
+    children.delete(name);
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const gone = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill('SIGKILL');
+    await gone;
+  };
+  const stop = async () => {
+    for (const spec of specs) await kill(spec.name);
+    for (const spec of specs) rmSync(spec.dataDir, {recursive: true, force: true});
+  };
+
+  try {
+    specs.forEach(launch);
+    await Promise.all(specs.map((s) => waitHealthy(s.client)));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const members: EtcdMember[] = specs.map((spec) => ({
+      name: spec.name,
+      endpoint: spec.client,
+      kill: () => kill(spec.name),
+      restart: async () => {
+        launch(spec);
+        await waitHealthy(spec.client);
+      },
+      get running() {
+        return children.has(spec.name);
+      },
+    }));
+  const status = async (endpoint: string) => {
+    const response = await fetch(`${endpoint}/v3/maintenance/status`, {method: 'POST', body: '{}', signal: AbortSignal.timeout(2000)});
+    return (await response.json()) as {leader: string; header: {member_id: string}};
+  };
+  return {
+    endpoints: specs.map((s) => s.client),
+    members,
+    leader: async () => {
+      const live = members.filter((m) => m.running);
+      const ids = await Promise.all(live.map(async (m) => ({m, s: await status(m.endpoint)})));
+      const found = ids.find(({s}) => s.header.member_id === s.leader);
+      if (!found) throw new Error('no etcd member reports itself as the leader');
+      return found.m;
+    },
+    stop,
+  };
+}

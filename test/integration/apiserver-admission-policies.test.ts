@@ -12,7 +12,7 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {stringify} from 'yaml';
-import {kubectl, sleep, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
+import {betaApisConfig, kubectl, sleep, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
 import {SHORT_LEASE_ARGS, startControllerManager, type ControllerManagerProcess} from '../helpers/controller-manager.js';
 import {names} from '../../src/api/names.js';
 import {auditConfig} from '../../src/daemons/apiserver/config.js';
@@ -73,7 +73,7 @@ describe('admission policies through kubectl', () => {
     writeFileSync(join(dir, 'audit-policy.yaml'), `apiVersion: audit.${names().domain}/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n  - level: Metadata\n    resources: [{group: apps, resources: [deployments]}]\n  - level: None\n`);
     api = await startApiServer({
       engine: 'sqlite',
-      config: {audit: auditConfig({'audit-policy-file': join(dir, 'audit-policy.yaml'), 'audit-log-path': join(dir, 'audit.log')})},
+      config: {...betaApisConfig(), audit: auditConfig({'audit-policy-file': join(dir, 'audit-policy.yaml'), 'audit-log-path': join(dir, 'audit.log')})},
     });
     for (const [ns, label] of [['shop', 'deny'], ['warned', 'warn'], ['audited', 'audit']]) {
       await ok(k(['create', 'namespace', ns]));

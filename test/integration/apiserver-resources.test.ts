@@ -120,7 +120,7 @@ beforeAll(async () => {
   helpers = await import('../helpers/apiserver.js');
   rbacGroup = g.rbac;
   dir = mkdtempSync(join(tmpdir(), 'orch-resources-'));
-  server = await helpers.startApiServer({engine: 'sqlite', config: {authorizationModes: ['RBAC']}});
+  server = await helpers.startApiServer({engine: 'sqlite', config: {authorizationModes: ['RBAC'], ...helpers.betaApisConfig()}});
 }, 60_000);
 
 afterAll(async () => {

@@ -16,7 +16,7 @@ import { addAuthorizerLibrary, CelAuthorizer } from './authorizer.js';
 import { estimate, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, type SizeOracle, type Typed } from './cost.js';
 import { kubernetesEnvironment } from './library.js';
 import { rewriteObjectLiterals } from './object-literals.js';
-import { compileMessage, dynValue, plain } from './rules.js';
+import { compileMessage, lazyDynValue, plain } from './rules.js';
 
 export { CelAuthorizer } from './authorizer.js';
 export { RUNTIME_COST_BUDGET } from './cost.js';
@@ -113,31 +113,63 @@ export class CostBudgetExceeded extends Error {
   }
 }
 
+const INPUT_NAMES = ['object', 'oldObject', 'request', 'params', 'namespaceObject'] as const;
+type InputName = (typeof INPUT_NAMES)[number];
+
+/** A scope whose entries are computed on first lookup (the cost model only looks up what an expression names). */
+class LazyScope extends Map<string, Typed> {
+  constructor(private readonly compute: (name: string) => Typed | undefined) {
+    super();
+  }
+
+  override get(name: string): Typed | undefined {
+    if (super.has(name)) return super.get(name);
+    const typed = this.compute(name);
+    if (typed) super.set(name, typed);
+    return typed;
+  }
+
+  override has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+}
+
 /**
  * One request's activation: CEL values of its variables, their inferred shapes for the cost
  * model, the lazily evaluated composition variables and the remaining cost budget.
  */
 export class AdmissionActivation {
   private readonly values: Record<string, unknown>;
-  private readonly scope = new Map<string, Typed>();
+  private readonly input: AdmissionInput;
+  /** Shapes of the inputs the cost model asked for, worked out on first use. */
+  private readonly scope = new LazyScope((name) => {
+    if (!(INPUT_NAMES as readonly string[]).includes(name)) return undefined;
+    const json = name === 'request' ? this.input.request : this.input[name as Exclude<InputName, 'request'>];
+    return json == null ? undefined : this.shape(json);
+  });
   private readonly sizes = new Map<Schema, number>();
   private readonly oracle: SizeOracle = { size: (s) => (s ? this.sizes.get(s) ?? 0 : 1) };
   budget: number;
 
   constructor(input: AdmissionInput, variables: ReadonlyArray<{ name: string; compiled: CompiledExpression }> = [], budget = RUNTIME_COST_BUDGET) {
     this.budget = budget;
-    this.values = {
-      object: input.object == null ? null : dynValue(input.object),
-      oldObject: input.oldObject == null ? null : dynValue(input.oldObject),
-      request: dynValue(input.request),
-      params: input.params == null ? null : dynValue(input.params),
-      namespaceObject: input.namespaceObject == null ? null : dynValue(input.namespaceObject),
-    };
-    if (input.authorizer) this.values.authorizer = input.authorizer;
-    for (const name of ['object', 'oldObject', 'request', 'params', 'namespaceObject'] as const) {
+    this.input = input;
+    // The inputs convert to CEL values, and their shapes are worked out for the cost model, only
+    // when an expression names them, and then only as deep as it selects (lazyDynValue).
+    this.values = {};
+    for (const name of INPUT_NAMES) {
       const json = name === 'request' ? input.request : input[name];
-      if (json != null) this.scope.set(name, this.shape(json));
+      Object.defineProperty(this.values, name, {
+        enumerable: true,
+        configurable: true,
+        get: () => {
+          const value = json == null ? null : lazyDynValue(json);
+          Object.defineProperty(this.values, name, {value, enumerable: true, configurable: true, writable: true});
+          return value;
+        },
+      });
     }
+    if (input.authorizer) this.values.authorizer = input.authorizer;
     // Composition: `variables.<name>` evaluates its expression on first use, then keeps the value.
     const lazy: Record<string, unknown> = {};
     for (const { name, compiled } of variables) {
@@ -196,13 +228,24 @@ export class AdmissionActivation {
       const note = (s: Schema, n: number) => (this.sizes.set(s, Math.max(this.sizes.get(s) ?? 0, n)), s);
       if (typeof x === 'string') return note({ type: 'string' }, x.length);
       if (Array.isArray(x)) {
+        // The items' schema is the first item's (the others' shapes were never reachable from it).
         const items = x.length ? walk(x[0]!) : undefined;
-        for (const item of x.slice(1)) walk(item);
         return note({ type: 'array', items }, x.length);
       }
       if (isJsonObject(x)) {
+        // A property's shape is worked out when the cost model first selects it.
         const properties: Record<string, Schema> = {};
-        for (const [k, c] of Object.entries(x)) properties[k] = walk(c);
+        for (const [k, c] of Object.entries(x)) {
+          Object.defineProperty(properties, k, {
+            enumerable: true,
+            configurable: true,
+            get: () => {
+              const child = walk(c);
+              Object.defineProperty(properties, k, { value: child, enumerable: true, configurable: true, writable: true });
+              return child;
+            },
+          });
+        }
         return note({ type: 'object', properties }, Object.keys(x).length);
       }
       return note({}, 1);

@@ -77,6 +77,21 @@ function element(t: Typed, sizes: SizeOracle): Typed {
   return { schema: child, size: sizes.size(child) };
 }
 
+/** The scope inside a macro: its loop variable, then the enclosing scope (which may work entries out on lookup). */
+class InnerScope extends Map<string, Typed> {
+  constructor(private readonly parent: Map<string, Typed>) {
+    super();
+  }
+
+  override get(name: string): Typed | undefined {
+    return super.has(name) ? super.get(name) : this.parent.get(name);
+  }
+
+  override has(name: string): boolean {
+    return super.has(name) || this.parent.has(name);
+  }
+}
+
 /**
  * The cost of an expression and the type of its result. `scope` gives the schema and size of
  * the variables (self, oldSelf, comprehension variables).
@@ -138,7 +153,7 @@ export function estimate(node: ASTNode, scope: Map<string, Typed>, sizes: SizeOr
       const recv = estimate(receiver, scope, sizes);
       if (MACROS.has(name) && callArgs.length >= 2 && callArgs[0]!.op === 'id') {
         const variable = callArgs[0]!.args as string;
-        const inner = new Map(scope);
+        const inner = new InnerScope(scope);
         const el = recv.type.schema?.type === 'object' && typeof recv.type.schema.additionalProperties === 'object'
           ? { schema: { type: 'string' } as Schema, size: sizes.size({ type: 'string' }) }
           : element(recv.type, sizes);

@@ -131,6 +131,35 @@ export function dynValue(v: JsonValue): unknown {
   return v;
 }
 
+/**
+ * dynValue converted on demand: scalars at once, nested objects when an expression first selects
+ * them (an accessor that then becomes the converted value). An admission policy reading
+ * `object.spec.replicas` converts three levels of the object, not all of it (upstream's CEL reads
+ * the Go object field by field the same way). Arrays convert their items' first level.
+ */
+export function lazyDynValue(v: JsonValue): unknown {
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
+  if (Array.isArray(v)) return v.map(lazyDynValue);
+  if (!isJsonObject(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, c] of Object.entries(v)) {
+    if (c === null || typeof c !== 'object') {
+      out[k] = lazyDynValue(c);
+      continue;
+    }
+    Object.defineProperty(out, k, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = lazyDynValue(c);
+        Object.defineProperty(out, k, {value, enumerable: true, configurable: true, writable: true});
+        return value;
+      },
+    });
+  }
+  return out;
+}
+
 /** CEL values back to JSON (for equality of declared objects, and results of admission policies). */
 export function plain(v: unknown): JsonValue {
   if (typeof v === 'bigint') return Number(v);

@@ -4,6 +4,7 @@
  */
 import {ApiServer, type ApiServerConfig} from '../../daemons/apiserver/server.js';
 import {configureKlog, klog} from '../../lib/klog.js';
+import {daemonLogOutputs} from '../../lib/daemon-common.js';
 import {loadForTerminal} from '../../lib/load-for-terminal.js';
 
 const log = klog('cmd/apiserver.ts');
@@ -49,7 +50,7 @@ export async function runApiServer(config: ApiServerConfig, terminal = Boolean(p
     await new Promise((resolve) => setTimeout(resolve, 300));
     emitter.close();
     dashboard?.unmount();
-    configureKlog({out: (l) => process.stderr.write(l), err: (l) => process.stderr.write(l)});
+    configureKlog(daemonLogOutputs());
   }
   log.info('Stopped');
 }

@@ -5,6 +5,7 @@
  */
 import {ControllerManager, type ControllerManagerConfig} from '../../daemons/controller-manager/manager.js';
 import {configureKlog, klog} from '../../lib/klog.js';
+import {daemonLogOutputs} from '../../lib/daemon-common.js';
 import {UserError} from '../../lib/errors.js';
 import {loadForTerminal} from '../../lib/load-for-terminal.js';
 
@@ -44,7 +45,7 @@ export async function runControllerManager(config: ControllerManagerConfig, term
       await new Promise((resolve) => setTimeout(resolve, 300));
       emitter.close();
       dashboard?.unmount();
-      configureKlog({out: (l) => process.stderr.write(l), err: (l) => process.stderr.write(l)});
+      configureKlog(daemonLogOutputs());
     }
   }
   if (outcome === 'lost') throw new UserError('leaderelection lost');

@@ -9,7 +9,10 @@ import type {ApiServerConfig} from './server.js';
 import type {VersionInfo} from '../../lib/version.js';
 import type {AuditConfig} from './audit/index.js';
 import {names} from '../../api/names.js';
+import type {PortRange} from '../../options/types.js';
+import type {EndpointReconcilerType} from './services/index.js';
 import {FeatureGateError, FeatureGates} from '../../api/feature-gates.js';
+import {effectiveVersion, EffectiveVersionError, versionForComponent, type EffectiveVersion} from '../../api/effective-version.js';
 import {EMULATED_KUBERNETES} from '../../lib/version.js';
 import {UserError} from '../../lib/errors.js';
 
@@ -38,6 +41,9 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'max-requests-inflight', 'max-mutating-requests-inflight', 'request-timeout', 'min-request-timeout',
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
+  'service-node-port-range', 'orch-service-node-port', 'endpoint-reconciler-type',
+  // The identity lease's peer address (with gate UnknownVersionInteroperabilityProxy); requests are not proxied yet.
+  'peer-advertise-ip', 'peer-advertise-port', 'peer-ca-file',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
   'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'storage-media-type', 'storage-backend',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
@@ -52,9 +58,13 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'audit-webhook-batch-buffer-size', 'audit-webhook-batch-max-size', 'audit-webhook-batch-max-wait',
   'audit-webhook-batch-throttle-burst', 'audit-webhook-batch-throttle-enable', 'audit-webhook-batch-throttle-qps',
   'audit-webhook-truncate-enabled', 'audit-webhook-truncate-max-event-size', 'audit-webhook-truncate-max-batch-size',
+  'aggregator-reject-forwarding-redirect', 'enable-aggregator-routing', 'proxy-client-cert-file', 'proxy-client-key-file', 'egress-selector-config-file',
+  'feature-gates', 'runtime-config', 'emulated-version', 'runtime-config-emulation-forward-compatible', 'min-compatibility-version',
   'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
   'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
-  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
+  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size', 'version', 'help',
+  'show-hidden-metrics-for-version', 'disabled-metrics', 'allow-metric-labels', 'allow-metric-labels-manifest',
+  'kvstore-count-metric-poll-period', 'kvstore-db-metric-poll-interval', 'tracing-config-file',
 ] as const;
 
 export function apiServerConfig(values: Values, version: VersionInfo, explicit?: ReadonlySet<string>): ApiServerConfig {
@@ -144,6 +154,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     authorizationWebhookUnauthorizedTtlMs: ms(values['authorization-webhook-cache-unauthorized-ttl'], 30_000),
     maxRequestsInflight: (values['max-requests-inflight'] as number) ?? 400,
     maxMutatingRequestsInflight: (values['max-mutating-requests-inflight'] as number) ?? 200,
+    enablePriorityAndFairness: values['enable-priority-and-fairness'] !== false,
     requestTimeoutMs: ms(values['request-timeout'], 60_000),
     minRequestTimeoutSeconds: (values['min-request-timeout'] as number) ?? 1800,
     goawayChance: (values['goaway-chance'] as number) ?? 0,
@@ -156,11 +167,29 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     kvstoreReadycheckTimeoutMs: ms(values['kvstore-readycheck-timeout'], 2000),
     eventTtlMs: ms(values['event-ttl'], 3_600_000),
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
+    services: servicesConfig(values),
+    peer: {advertiseIp: str(values['peer-advertise-ip']), advertisePort: str(values['peer-advertise-port']), caFile: str(values['peer-ca-file'])},
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
     encryptionProviderConfigAutomaticReload: values['encryption-provider-config-automatic-reload'] === true,
     audit: auditConfig(values),
-    featureGates: featureGatesConfig(values),
+    ...compatibilityConfig(values),
+    aggregator: {
+      routing: values['enable-aggregator-routing'] === true,
+      rejectForwardingRedirect: values['aggregator-reject-forwarding-redirect'] !== false,
+      proxyClientCertFile: str(values['proxy-client-cert-file']),
+      proxyClientKeyFile: str(values['proxy-client-key-file']),
+      egressSelectorConfigFile: str(values['egress-selector-config-file']),
+    },
+    metrics: {
+      showHiddenMetricsForVersion: str(values['show-hidden-metrics-for-version']),
+      disabledMetrics: list(values['disabled-metrics']),
+      allowMetricLabels: values['allow-metric-labels'] as Record<string, string> | undefined,
+      allowMetricLabelsManifest: str(values['allow-metric-labels-manifest']),
+    },
+    kvstoreCountMetricPollPeriodMs: ms(values['kvstore-count-metric-poll-period'], 60_000),
+    kvstoreDbMetricPollIntervalMs: ms(values['kvstore-db-metric-poll-interval'], 30_000),
+    tracingConfigFile: str(values['tracing-config-file']),
     admission: admissionConfig(values),
     version,
     orchconfigPath: join(dataDir, 'admin.orchconfig'),
@@ -241,14 +270,62 @@ export function auditConfig(values: Values): AuditConfig {
   };
 }
 
-/** --feature-gates, validated at the emulated release (upstream's errors stop the start). */
-export function featureGatesConfig(values: Values): FeatureGates {
+/** The service options; ORCH_INTERNAL_ENDPOINT_RECONCILE_INTERVAL_MS shortens the reconciler's period for tests only. */
+export function servicesConfig(values: Values): NonNullable<ApiServerConfig['services']> {
+  const interval = Number(process.env.ORCH_INTERNAL_ENDPOINT_RECONCILE_INTERVAL_MS);
+  return {
+    nodePortRange: values['service-node-port-range'] as PortRange | undefined,
+    orchServiceNodePort: num(values['orch-service-node-port'], 0),
+    endpointReconcilerType: (str(values['endpoint-reconciler-type']) ?? 'lease') as EndpointReconcilerType,
+    endpointReconcileIntervalMs: Number.isFinite(interval) && interval > 0 ? interval : undefined,
+  };
+}
+
+/**
+ * The compatibility options: --emulated-version and --min-compatibility-version (validated as
+ * upstream: n-3..n), --feature-gates resolved at the emulation version, and --runtime-config with
+ * the two emulation forward-compatibility switches, which upstream allows only when emulating an
+ * older release. Every problem is a start error naming the option.
+ */
+export function compatibilityConfig(values: Values): Pick<ApiServerConfig, 'effectiveVersion' | 'featureGates' | 'apis'> {
+  let effective: EffectiveVersion;
   try {
-    return new FeatureGates((values['feature-gates'] as Record<string, boolean> | undefined) ?? {}, {emulationVersion: EMULATED_KUBERNETES});
+    effective = effectiveVersion(
+      EMULATED_KUBERNETES,
+      versionForComponent(list(values['emulated-version']), 'emulated-version'),
+      versionForComponent(list(values['min-compatibility-version']), 'min-compatibility-version'),
+    );
+  } catch (error) {
+    if (error instanceof EffectiveVersionError) throw new UserError(error.message);
+    throw error;
+  }
+  const emulating = effective.emulation.minor !== effective.binary.minor || effective.emulation.major !== effective.binary.major;
+  for (const [option, field] of [['emulation-forward-compatible', 'EmulationForwardCompatible'], ['runtime-config-emulation-forward-compatible', 'RuntimeConfigEmulationForwardCompatible']]) {
+    if (values[option] === true && !emulating) {
+      throw new UserError(`--${option}: ServerRunOptions.${field} cannot be set to true if the emulation version is the same as the binary version`);
+    }
+  }
+  let featureGates: FeatureGates;
+  try {
+    featureGates = new FeatureGates((values['feature-gates'] as Record<string, boolean> | undefined) ?? {}, {emulationVersion: effective.emulation});
   } catch (error) {
     if (error instanceof FeatureGateError) throw new UserError(`invalid argument for --feature-gates: ${error.message}`);
     throw error;
   }
+  return {
+    effectiveVersion: effective,
+    featureGates,
+    apis: {
+      runtimeConfig: (values['runtime-config'] as Record<string, string> | undefined) ?? {},
+      emulationForwardCompatible: values['emulation-forward-compatible'] === true,
+      runtimeConfigEmulationForwardCompatible: values['runtime-config-emulation-forward-compatible'] === true,
+    },
+  };
+}
+
+/** --feature-gates alone, at the emulation version the options give. */
+export function featureGatesConfig(values: Values): FeatureGates {
+  return compatibilityConfig(values).featureGates as FeatureGates;
 }
 
 function isSeedDefaultCertDir(values: Values): boolean {

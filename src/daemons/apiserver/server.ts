@@ -18,7 +18,7 @@ import {Encryption} from './encryption/index.js';
 import type {KmsTimings} from './encryption/kms/provider.js';
 import {createApiHandler, type ApiHandler} from './rest/handler.js';
 import {writeError, writePlainNotFound} from './rest/http-io.js';
-import {builtinResources, ResourceRegistry} from '../../api/resources.js';
+import {builtinResources, ResourceRegistry, type ResourceInfo} from '../../api/resources.js';
 import {fetchSummary, metricsResources, parseMetricsPath, serveResourceMetrics, METRICS_VERSION} from './resource-metrics/index.js';
 import {names} from '../../api/names.js';
 import {resourceKeyPrefix} from './storage-keys.js';
@@ -26,6 +26,8 @@ import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
 import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
+import {IdentityLease, joinHostPort} from './peers/identity-lease.js';
+import {serviceAllocation, EndpointReconciler, type ServiceAllocation, type ServicesConfig} from './services/index.js';
 import {createEventSweeper} from './rest/event-ttl.js';
 import {
   HealthRegistry,
@@ -83,13 +85,24 @@ import {enabledAdmissionPlugins} from './admission/enabled-plugins.js';
 import {ADMISSION_PLUGIN_FACTORIES} from './admission/registry.js';
 import {systemClock} from '../shared/clock.js';
 import {connectOptions} from './pod-streams.js';
-import type {RequestContext} from './rest/types.js';
+import {systemClock as systemRestClock, type RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
+import {createPriorityAndFairness, DEBUG_PREFIX as APF_DEBUG_PREFIX, type PriorityAndFairness} from './filters/flowcontrol/index.js';
 import {startDebugRoutes, type DebugRoutes} from './debug/index.js';
 import {listenOptions} from '../shared/serving/listen-options.js';
 import type {FeatureGates} from '../../api/feature-gates.js';
+import type {EffectiveVersion} from '../../api/effective-version.js';
+import {servedBuiltins} from './rest/served-apis.js';
+import {createAggregator, type AggregatorConfig} from './aggregator/setup.js';
+import type {Aggregator} from './aggregator/aggregator.js';
+import {serveAggregated} from './aggregator/handler.js';
 import {createSecureServer, tlsServingOptions, trackConnections, type SecureServingOptions} from '../shared/serving/secure-serving.js';
+import {createApiServerMetrics, METRICS_PATHS, type ApiServerMetrics} from './metrics/index.js';
+import type {MetricsOptionValues} from '../shared/metrics/index.js';
+import {keyResolver} from './encryption/store.js';
+import type {ApiServerTracing} from './tracing/tracer.js';
+import {requestInfoOf} from './filters/index.js';
 
 const log = klog('apiserver/server.ts');
 
@@ -142,6 +155,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   authorizationConfigReloadIntervalMs?: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** --enable-priority-and-fairness (default true): replaces the max-in-flight filter. */
+  enablePriorityAndFairness?: boolean;
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
   goawayChance: number;
@@ -154,6 +169,10 @@ export interface ApiServerConfig extends SecureServingOptions {
   kvstoreReadycheckTimeoutMs: number;
   eventTtlMs: number;
   serviceClusterIpRange?: string[];
+  /** Services: `--service-node-port-range`, `--orch-service-node-port`, `--endpoint-reconciler-type` (./services/). */
+  services?: ServicesConfig;
+  /** `--peer-advertise-ip`, `--peer-advertise-port`, `--peer-ca-file` (gate UnknownVersionInteroperabilityProxy; ./peers/). */
+  peer?: {advertiseIp?: string; advertisePort?: string; caFile?: string};
   strictTransportSecurityDirectives?: string[];
   /** --encryption-provider-config: values of the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
@@ -164,6 +183,13 @@ export interface ApiServerConfig extends SecureServingOptions {
   kmsTimings?: KmsTimings;
   /** The audit options; without a policy file nothing is audited. */
   audit?: AuditConfig;
+  /** The metric options (--show-hidden-metrics-for-version, --disabled-metrics, --allow-metric-labels(-manifest)). */
+  metrics?: MetricsOptionValues;
+  /** --kvstore-count-metric-poll-period and --kvstore-db-metric-poll-interval in ms (0: off). */
+  kvstoreCountMetricPollPeriodMs?: number;
+  kvstoreDbMetricPollIntervalMs?: number;
+  /** --tracing-config-file: spans exported over OTLP; without it nothing is traced (and nothing costs). */
+  tracingConfigFile?: string;
   /** The admission options (config.ts admissionConfig); without them the default set runs. */
   admission?: {
     enable?: string[];
@@ -176,6 +202,12 @@ export interface ApiServerConfig extends SecureServingOptions {
   version: VersionInfo;
   /** --feature-gates resolved at the emulated release; the defaults when absent. */
   featureGates?: FeatureGates;
+  /** --emulated-version and --min-compatibility-version (binary 1.36 and its defaults when absent). */
+  effectiveVersion?: EffectiveVersion;
+  /** The aggregator options: routing, redirects, the proxy client certificate, the egress selector. */
+  aggregator?: AggregatorConfig;
+  /** --runtime-config and the emulation forward-compatibility options (rest/served-apis.ts). */
+  apis?: {runtimeConfig: Record<string, string>; emulationForwardCompatible: boolean; runtimeConfigEmulationForwardCompatible: boolean};
   /** Where the admin orchconfig is written. */
   orchconfigPath: string;
   /** --agent-timeout: connecting to an agent and its response headers (pod-logs.ts AgentTls.timeoutMs). */
@@ -218,10 +250,17 @@ export class ApiServer {
   private authorizationModesInEffect = () => this.config.authorizationModes;
   private lifecycle?: ShutdownLifecycle;
   private readonly registry: HealthRegistry;
+  private serviceAllocation?: ServiceAllocation;
+  private endpointReconciler?: EndpointReconciler;
+  private identityLease?: IdentityLease;
   private readonly hooks: PostStartHooks;
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
+  private apf?: PriorityAndFairness;
+  private metrics?: ApiServerMetrics;
+  private tracing?: ApiServerTracing;
+  private stopMetricPolling?: () => void;
   private auditor?: Auditor;
   private admission?: AdmissionChain;
   private sweeper?: {start(): void; stop(): void};
@@ -237,6 +276,9 @@ export class ApiServer {
   private issuerDiscovery?: () => Promise<IssuerDiscovery>;
   private tokenServices?: TokenServices;
   private readonly createdAt = Date.now();
+  /** The built-in resources --runtime-config, the gates and the emulation version leave served. */
+  private servedResources: ResourceInfo[] = [];
+  private aggregator?: Aggregator;
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -272,6 +314,9 @@ export class ApiServer {
   async start(): Promise<void> {
     const c = this.config;
     for (const warning of c.featureGates?.warnings ?? []) log.warning(warning);
+    const served = servedBuiltins(c);
+    for (const warning of served.warnings) log.warning(warning);
+    this.servedResources = served.resources;
     await mkdir(c.dataDir, {recursive: true, mode: 0o700});
     // Every built-in resource is served from the watch cache (lists, watches, gets), at the key
     // prefix the REST layer writes it under; custom resources read through to the store.
@@ -284,7 +329,15 @@ export class ApiServer {
       ? await Encryption.start({file: c.encryptionProviderConfig, keyPrefix: c.keyPrefix, reload: c.encryptionProviderConfigAutomaticReload ?? false, reloadIntervalMs: c.encryptionReloadIntervalMs, kmsTimings: c.kmsTimings, log: (m) => log.info(m)})
       : undefined;
     const encryption = this.encryption;
-    const wrapEngine = encryption && ((engine: Store) => encryption.wrap(engine));
+    // Metrics first: a bad metric option stops the start; every engine request is timed (after encryption, as upstream times etcd).
+    const metrics = (this.metrics = await createApiServerMetrics({values: c.metrics ?? {}, inFlight: () => this.apf?.gate.executing ?? this.inFlight?.inFlight ?? {readOnly: 0, mutating: 0}, resolveKey: keyResolver(c.keyPrefix), health: this.registry}));
+    // A bad tracing file stops the start too; the tracing code loads only when it is given.
+    const tracing = (this.tracing = c.tracingConfigFile ? await startTracing(c.tracingConfigFile) : undefined);
+    const resolveKey = keyResolver(c.keyPrefix);
+    const wrapEngine = (engine: Store) => {
+      const timed = metrics.storage.instrument(encryption ? encryption.wrap(engine) : engine);
+      return tracing ? tracing.instrument(timed, resolveKey) : timed;
+    };
     const builtinPrefixes = cachedResources.map((r) => r.prefix);
     // On etcd, events expire by lease as upstream (their TTL from each write); the sweeper stays for SQLite.
     const expiring = {prefixes: [...new Set(['', names().groups.events].map((g) => keyPrefixOf(g, 'events')))].map((prefix) => ({prefix, ttlSeconds: Math.max(1, Math.ceil(c.eventTtlMs / 1000))})), leaseReuseDurationSeconds: c.leaseReuseDurationSeconds ?? 60};
@@ -294,7 +347,7 @@ export class ApiServer {
     await this.checkNameSet(store, c.keyPrefix);
 
     // A bad policy stops the start here, before anything listens.
-    if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv));
+    if (c.audit) this.auditor = await createAuditor(c.audit, (message, ...kv) => log.warning(message, ...kv), metrics.audit);
     const {key, cert, caPem} = await this.certificates();
     const readOptional = (file?: string) => (file ? readFile(file, 'utf8') : Promise.resolve(undefined));
     this.agentTls = {
@@ -348,17 +401,20 @@ export class ApiServer {
     const server = this;
     const rbacRules = new RbacAuthorizer(this.rbac.index);
     const rbacIndex = this.rbac.index;
+    const services = serviceAllocation({store, keyPrefix: c.keyPrefix, clock: systemRestClock, clusterIPRanges: c.serviceClusterIpRange, nodePortRange: c.services?.nodePortRange});
+    this.serviceAllocation = services;
     this.api = createApiHandler({
       store,
+      allocations: (info) => (info.group === '' && info.plural === 'services' ? services : undefined),
       // RBAC's escalation prevention: roles and bindings grant only what their writer holds.
       writeGuards: (info) =>
         info.group === names().groups.rbac && RBAC_RESOURCES.includes(info.plural as RbacResource) ? rbacWriteGuard(info.plural as RbacResource, rbacRules, rbacIndex) : undefined,
       keyPrefix: c.keyPrefix,
       // The resource metrics API is served here (./resource-metrics/), not by a stored resource:
       // it joins the registry for discovery only.
-      registry: new ResourceRegistry([...builtinResources(), ...metricsResources()]),
+      registry: new ResourceRegistry([...this.servedResources, ...metricsResources()]),
       version: {
-        ...reportedVersion(c.version),
+        ...reportedVersion(c.version, c.effectiveVersion),
         gitCommit: '',
         gitTreeState: 'clean',
         buildDate: '',
@@ -377,10 +433,25 @@ export class ApiServer {
       allowPrivileged: c.allowPrivileged, deleteCollectionWorkers: c.deleteCollectionWorkers, garbageCollection: c.enableGarbageCollector,
     });
 
+    // APIServices with a service are proxied to extension servers (aggregator/).
+    this.aggregator = await createAggregator(c.aggregator ?? {routing: false, rejectForwardingRedirect: true}, store, c.keyPrefix, (message, error) => log.v(2).info(message, 'err', error));
+    this.aggregator.start();
+
     // The admission chain from the options: a bad configuration stops the start before anything listens.
     this.admission = await this.admissionChain(this.api);
     this.api.setAdmission(this.admission);
 
+    if (c.enablePriorityAndFairness !== false) {
+      const caches = this.storage.caches;
+      this.apf = createPriorityAndFairness({
+        store, keyPrefix: c.keyPrefix, serverConcurrency: c.maxRequestsInflight + c.maxMutatingRequestsInflight, clock: systemClock,
+        objectCount: (prefix) => caches.map((cache) => cache.objectCount(prefix)).find((n) => n !== undefined),
+        log: (message, ...kv) => log.v(2).info(message, ...kv),
+        // The apiserver_flowcontrol_* metrics are served at /metrics with the others.
+        registry: this.metrics?.registry.registry,
+      });
+      this.apf.start();
+    }
     this.installHealthChecks();
     const d = c.debug ?? {profiling: true, contentionProfiling: false, logsHandler: false};
     this.debug = await startDebugRoutes({
@@ -391,6 +462,14 @@ export class ApiServer {
     await this.writeAdminOrchconfig(caPem);
     log.info('Serving securely', 'address', this.url, 'orchconfig', c.orchconfigPath);
 
+    this.stopMetricPolling = metrics.storage.startPolling({
+      resources: () => cachedResources,
+      store,
+      engines: () => (this.storage as Storage).engines,
+      countPeriodMs: c.kvstoreCountMetricPollPeriodMs ?? 60_000,
+      dbSizePeriodMs: c.kvstoreDbMetricPollIntervalMs ?? 30_000,
+      onError: (error) => log.v(2).info('Failed to refresh the storage metrics', 'err', error),
+    });
     this.sweeper = createEventSweeper({store, ttlMs: c.eventTtlMs, keyPrefix: c.keyPrefix});
     this.sweeper.start();
     // Post-start hooks run after the server listens, as upstream; each one's check fails until it is done.
@@ -532,9 +611,37 @@ export class ApiServer {
     hooks.add('start-apiextensions-controllers', async () => api.whenSynced());
     hooks.add('crd-informer-synced', async () => api.whenSynced());
     hooks.add('bootstrap-controller', async () => {
+      const reconcilerType = c.services?.endpointReconcilerType ?? 'lease';
       await retry(() =>
-        bootstrapNamespaces(store, {keyPrefix, serviceClusterIPRange: c.serviceClusterIpRange, securePort: this.boundPort || c.securePort, advertiseAddress: c.advertiseAddress}),
+        bootstrapNamespaces(store, {
+          keyPrefix, serviceClusterIPRange: c.serviceClusterIpRange, securePort: this.boundPort || c.securePort, advertiseAddress: c.advertiseAddress,
+          serviceNodePort: c.services?.orchServiceNodePort, serviceAllocation: this.serviceAllocation, endpointsReconciled: reconcilerType !== 'none',
+        }),
       );
+      this.endpointReconciler = new EndpointReconciler({
+        store, keyPrefix, type: reconcilerType, ip: c.advertiseAddress ?? '127.0.0.1', port: this.boundPort || c.securePort,
+        intervalMs: c.services?.endpointReconcileIntervalMs,
+        onError: (error) => log.v(2).info('Endpoint reconciler error', 'err', error),
+      });
+      // The first pass before readyz passes: the endpoints list this server once it is ready.
+      await this.endpointReconciler.reconcile().catch((error) => log.v(2).info('Endpoint reconciler error', 'err', error));
+      this.endpointReconciler.start();
+      // After the system namespace exists: upstream's identity lease controller.
+      const peerProxy = c.featureGates?.enabled('UnknownVersionInteroperabilityProxy') === true;
+      if (peerProxy && c.peer?.caFile) {
+        await readFile(c.peer.caFile).catch((error: Error) => {
+          throw new Error(`--peer-ca-file ${c.peer?.caFile}: ${error.message}`);
+        });
+      }
+      this.identityLease = new IdentityLease({
+        store, keyPrefix, hostname: hostname(),
+        peerAddress: peerProxy
+          ? joinHostPort(c.peer?.advertiseIp ?? c.advertiseAddress ?? '127.0.0.1', c.peer?.advertisePort ?? (this.boundPort || c.securePort))
+          : undefined,
+        onError: (error) => log.v(2).info('Identity lease error', 'err', error),
+      });
+      await this.identityLease.renew().catch((error) => log.v(2).info('Identity lease error', 'err', error));
+      this.identityLease.start();
     });
     hooks.add('rbac/bootstrap-roles', async () => {
       const {created} = await retry(() => bootstrapRbac(store, keyPrefix));
@@ -545,11 +652,11 @@ export class ApiServer {
       // After the bootstrap controller has made orch-system.
       await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems, this.requestHeaderInfo));
     });
-    // orch has no API aggregation: the aggregator's start steps have nothing to wait for, and
-    // complete at once so the check names stay those of the seed.
+    // The aggregator (aggregator/) starts with the API handler; its start steps complete at once,
+    // so the check names stay those of the seed.
     // The built-in group versions are registered as local APIServices (upstream's autoregister).
     hooks.add('orch-apiserver-autoregistration', async () => {
-      const created = await retry(() => registerLocalApiServices(store, keyPrefix));
+      const created = await retry(() => registerLocalApiServices(store, keyPrefix, this.servedResources));
       if (created > 0) log.info('Registered the built-in group versions as local APIServices', 'count', created);
     });
     for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'apiservice-openapi-controller']) {
@@ -575,13 +682,15 @@ export class ApiServer {
     const filters: Filter[] = [
       lifecycle.filter,
       this.stats.filter,
+      ...(this.metrics ? [this.metrics.requests.filter] : []),
       cacheControlFilter(),
       ...(c.strictTransportSecurityDirectives?.length ? [hstsFilter(c.strictTransportSecurityDirectives)] : []),
       // Upstream's WithCORS sits outside authentication: preflights carry no credentials.
       ...[corsFilter(c.corsAllowedOrigins ?? [])].filter((f): f is Filter => f !== undefined),
       goawayFilter({chance: c.goawayChance}),
       requestTimeoutFilter({requestTimeoutMs: c.requestTimeoutMs}),
-      this.inFlight,
+      // Priority and fairness needs the user: it runs in serve(), after authentication (as upstream).
+      ...(this.apf ? [] : [this.inFlight]),
     ];
     const auditor = this.auditor;
     const audits = new WeakMap<AnyRequest, RequestAudit>();
@@ -590,12 +699,15 @@ export class ApiServer {
       // A front proxy's identity headers are believed only as the proxy's; nobody after this sees them.
       const proxy = c.requestHeader ? authenticator.requestHeader : undefined;
       if (proxy) for (const name of Object.keys(req.headers)) if (proxy.isIdentityHeader(name)) delete req.headers[name];
+      this.metrics?.authenticated(outcome.user ? 'success' : outcome.error ? 'error' : 'failure');
       if (!outcome.user) {
         if (outcome.error) log.v(2).info('Unable to authenticate the request', 'err', outcome.error);
         if (auditor) await auditor.failedAuthentication(req, res, attemptedMethods(req));
         return writeStatusObject(res, unauthorizedStatus());
       }
       if (outcome.usedBearerToken) delete req.headers.authorization;
+      // Upstream's WithTracing runs after authentication: the user decides whether the caller's trace is joined.
+      this.tracing?.enterRequest(req, res, requestInfoOf(req), outcome.user.groups);
       // Audit (upstream's WithAudit) sits between authentication and impersonation: the policy sees
       // the authenticated user, the event names the impersonated one separately.
       const audit = auditor ? await auditor.begin(req, res, outcome.user) : undefined;
@@ -609,10 +721,12 @@ export class ApiServer {
       const user = impersonated.user;
       if (impersonated.impersonated) audit?.setImpersonatedUser(user);
       (req as {orchUser?: unknown}).orchUser = user;
+      if (this.apf && !(await this.apf.gate(req, res, user))) return;
       // An authorizer that could not decide (a webhook that is down) fails the request with a 500,
       // as upstream's authorization filter, unless another one allowed it.
       const authorize = async (attrs: AuthorizationAttributes) => {
         const result = await authorizer.authorize(attrs);
+        if (attrs.user === user) this.metrics?.authorized(result.decision === 'Allow' ? 'allowed' : result.error ? 'error' : result.decision === 'Deny' ? 'denied' : 'no-opinion');
         // The audit event carries the request's own authorization decision (not access reviews').
         if (attrs.user === user) audit?.recordDecision(result);
         if (result.decision !== 'Allow' && result.error) throw result.error;
@@ -624,6 +738,18 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (health(req, res)) return;
+      }
+      if (this.apf && path.startsWith(APF_DEBUG_PREFIX) && req.method === 'GET') {
+        const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        if (this.apf.serveDebug(path, new URL(req.url ?? '/', 'https://local').searchParams, res)) return;
+      }
+      if (METRICS_PATHS.has(path) && this.metrics) {
+        const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        return this.metrics.serve(path, res);
       }
       const debugRoute = this.debug?.route(path);
       if (debugRoute) {
@@ -692,6 +818,7 @@ export class ApiServer {
           onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
         });
       }
+      if (this.aggregator && (await serveAggregated(this.aggregator, api.registry, req, res, ctx))) return;
       const handled = await api(req, res, ctx);
       // A path no handler serves gets Go's plain http.NotFound, as upstream's final not-found handler.
       if (!handled && !res.headersSent) writePlainNotFound(res);
@@ -772,19 +899,26 @@ export class ApiServer {
       lifecycle.initiateShutdown(); // idempotent: a signal may have started it already
       await lifecycle.done;
     }
+    this.identityLease?.stop();
+    // A cleanly stopped server takes its address out of the default service's endpoints at once.
+    await this.endpointReconciler?.stop(true).catch(() => undefined);
     this.api?.closeWatches();
     this.api?.stop();
+    await this.aggregator?.stop();
     this.rbac?.stop();
     this.nodeGraph?.stop();
     this.stopAuthorization?.();
     this.stopAuthentication?.();
     this.externalSigner?.close();
     this.sweeper?.stop();
+    this.apf?.stop();
+    this.stopMetricPolling?.();
     await this.debug?.close();
     this.logCheck.stop();
     await this.admission?.close();
     // Buffered audit events are written before the process ends.
     await this.auditor?.shutdown();
+    await this.tracing?.shutdown();
     await this.storage?.close();
     this.encryption?.stop();
   }
@@ -829,8 +963,9 @@ export class ApiServer {
       },
       livez: this.lastChecks.livez,
       readyz: this.lastChecks.readyz,
-      requests: {...this.stats.summary(), inFlightReadOnly: this.inFlight?.inFlight.readOnly ?? 0, inFlightMutating: this.inFlight?.inFlight.mutating ?? 0},
+      requests: {...this.stats.summary(), ...inFlightOf(this.apf?.gate.executing ?? this.inFlight?.inFlight)},
       watches: {open: this.api?.activeWatches() ?? 0, byResource: this.stats.watchesByResource()},
+      ...(this.apf ? {priorityLevels: this.apf.levels()} : {}),
       shutdown: {phase, inFlight: lifecycle?.inFlight ?? 0, longRunning: lifecycle?.longRunning ?? 0},
       startedAt: this.createdAt,
       at: Date.now(),
@@ -838,7 +973,18 @@ export class ApiServer {
   }
 }
 
+async function startTracing(file: string): Promise<ApiServerTracing> {
+  const {readTracingConfiguration} = await import('./tracing/config.js');
+  const {ApiServerTracing} = await import('./tracing/tracer.js');
+  return new ApiServerTracing(await readTracingConfiguration(file));
+}
+
 const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+
+/** The dashboard's in-flight counts: priority and fairness's executing requests, or max-in-flight's slots. */
+function inFlightOf(counts?: {readOnly: number; mutating: number}): {inFlightReadOnly: number; inFlightMutating: number} {
+  return {inFlightReadOnly: counts?.readOnly ?? 0, inFlightMutating: counts?.mutating ?? 0};
+}
 
 /** What a refused request tried, for its audit event (upstream's getAuthMethods). */
 function attemptedMethods(req: AnyRequest): string[] {

@@ -6,6 +6,7 @@
  * reference dialled at one of its endpoints while the certificate is checked for
  * `<name>.<namespace>.svc`. Failures are Errors worded as Go's HTTP client words them.
  */
+import {withTraceHeaders} from './tracing/propagation.js';
 import {request as httpsRequest, type Agent} from 'node:https';
 
 export interface WebhookPostOptions {
@@ -55,7 +56,7 @@ export function postJson(url: URL, body: string, options: WebhookPostOptions): P
       url,
       {
         method: 'POST',
-        headers: {'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body), ...options.headers},
+        headers: withTraceHeaders({'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(body), ...options.headers}),
         ca: options.ca,
         cert: options.cert,
         key: options.key,

@@ -29,7 +29,7 @@ export const IMPLEMENTED_CONTROLLER_MANAGER_OPTIONS = [
   'authentication-token-webhook-cache-ttl', 'authorization-orchconfig', 'authorization-webhook-cache-authorized-ttl',
   'authorization-webhook-cache-unauthorized-ttl', 'requestheader-client-ca-file', 'requestheader-allowed-names',
   'requestheader-username-headers', 'requestheader-group-headers', 'requestheader-extra-headers-prefix', 'requestheader-uid-headers',
-  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'version', 'help',
+  'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size', 'version', 'help',
 ] as const;
 
 export function controllerManagerConfig(values: Values, version: VersionInfo): ControllerManagerConfig {

@@ -71,7 +71,8 @@ export interface AdmissionPlugin {
 /**
  * What admission plugins read and write, through the server's own registries (the preferred
  * version of a resource; JSON objects as served). Writes are made as the API server itself
- * (`system:apiserver`), through admission like any other write.
+ * (`system:apiserver`), through admission like any other write. Objects read may be shared with
+ * other requests and frozen: a plugin copies what it wants to change.
  */
 export interface AdmissionObjects {
   get(group: string, resource: string, namespace: string, name: string): Promise<JsonObject | undefined>;

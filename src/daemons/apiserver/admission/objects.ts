@@ -11,6 +11,8 @@ import type {JsonObject} from '../../../patch/types.js';
 import type {RegistryStore, WriteContext} from '../rest/registry-store.js';
 import {stringAt} from '../rest/objects.js';
 import type {AdmissionObjects} from './interfaces.js';
+import {DecodedObjects} from './decoded-objects.js';
+import type {Store} from '../storage/store.js';
 
 /** The identity of the API server's own writes (upstream's loopback client user). */
 export const API_SERVER_USER = {name: 'system:apiserver', groups: ['system:authenticated', 'system:masters']};
@@ -30,7 +32,13 @@ export function preferredResource(registry: ResourceRegistry, group: string, res
 
 const ALL = {labelSelector: [], fieldSelector: [], limit: 0, allowWatchBookmarks: false};
 
-export function registryObjects(registry: ResourceRegistry, registryFor: (info: ResourceInfo) => RegistryStore): AdmissionObjects {
+/**
+ * `store`, the registries' own store: reads then go to it directly and reuse the objects decoded
+ * at the same revision (decoded-objects.ts); without it every read decodes through the registry.
+ * The objects read may then be shared between requests, and are frozen.
+ */
+export function registryObjects(registry: ResourceRegistry, registryFor: (info: ResourceInfo) => RegistryStore, store?: Store): AdmissionObjects {
+  const decoded = store ? new DecodedObjects(store) : undefined;
   // Finding the preferred version walks every served group version: remembered per resource, and
   // looked up again only when the registry no longer serves what was remembered (a CRD changed).
   const preferred = new Map<string, ResourceInfo>();
@@ -48,16 +56,35 @@ export function registryObjects(registry: ResourceRegistry, registryFor: (info: 
     user: API_SERVER_USER, dryRun: false, fieldManager: `${names().product}-apiserver`, subresource,
   });
   return {
-    async get(group, resource, namespace, name) {
+    // Not async: a read the store answers from memory resolves without further hops.
+    get(group, resource, namespace, name) {
+      let registryStore: RegistryStore;
       try {
-        return await storeOf(group, resource).get(namespace, name);
+        registryStore = storeOf(group, resource);
       } catch (error) {
+        return Promise.reject(error);
+      }
+      if (decoded?.handles(registryStore)) {
+        const hit = decoded.peek(registryStore, namespace, name);
+        return hit ? Promise.resolve(hit.object) : decoded.get(registryStore, namespace, name);
+      }
+      return registryStore.get(namespace, name).catch((error: unknown) => {
         if (error instanceof ApiError && error.status.code === 404) return undefined;
         throw error;
-      }
+      });
     },
-    async list(group, resource, namespace = '') {
-      return (await storeOf(group, resource).list(namespace, ALL)).items;
+    list(group, resource, namespace = '') {
+      let registryStore: RegistryStore;
+      try {
+        registryStore = storeOf(group, resource);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (decoded?.handles(registryStore)) {
+        const items = decoded.peekList(registryStore, namespace);
+        return items ? Promise.resolve(items) : decoded.list(registryStore, namespace);
+      }
+      return registryStore.list(namespace, ALL).then((r) => r.items);
     },
     create(group, resource, namespace, object) {
       return storeOf(group, resource).create(namespace, object, writeContext());

@@ -11,10 +11,10 @@ import {parsePolicy} from './policy.js';
 import {createBackend, splittingSink, type AuditBackend, type AuditMode, type BatchOptions} from './backend.js';
 import {logSink} from './log-sink.js';
 import {webhookSink} from './webhook-sink.js';
-import {Auditor} from './request-audit.js';
+import {Auditor, type AuditMetrics} from './request-audit.js';
 import type {LogFormat} from './event.js';
 
-export {Auditor, RequestAudit} from './request-audit.js';
+export {Auditor, RequestAudit, type AuditMetrics} from './request-audit.js';
 
 export interface TruncateOptions {
   enabled: boolean;
@@ -53,7 +53,7 @@ function checkVersion(option: string, version: string): void {
   if (version !== accepted) throw new Error(`--${option}: invalid value "${version}": the accepted value is ${accepted}`);
 }
 
-export async function createAuditor(c: AuditConfig, log: (message: string, ...kv: unknown[]) => void): Promise<Auditor | undefined> {
+export async function createAuditor(c: AuditConfig, log: (message: string, ...kv: unknown[]) => void, metrics?: AuditMetrics): Promise<Auditor | undefined> {
   if (!c.policyFile) {
     if (c.log.path || c.webhook.configFile) log('Audit backends are configured but --audit-policy-file is not: nothing is audited');
     return undefined;
@@ -107,5 +107,5 @@ export async function createAuditor(c: AuditConfig, log: (message: string, ...kv
   }
   // One truncation limit for the events of all backends: the smallest enabled one.
   const limits = [c.log.path && c.log.truncate.enabled ? c.log.truncate.maxEventBytes : 0, c.webhook.configFile && c.webhook.truncate.enabled ? c.webhook.truncate.maxEventBytes : 0].filter((n) => n > 0);
-  return new Auditor({policy, backends, log, truncateMaxEventBytes: limits.length ? Math.min(...limits) : undefined});
+  return new Auditor({policy, backends, log, metrics, truncateMaxEventBytes: limits.length ? Math.min(...limits) : undefined});
 }

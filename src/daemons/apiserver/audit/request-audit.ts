@@ -32,6 +32,13 @@ export interface AuditorOptions {
   log: (message: string, ...kv: unknown[]) => void;
   /** Milliseconds since the epoch, fractional (microseconds in the fraction). */
   now?: () => number;
+  /** Counts events handed to the backends and backend failures (apiserver_audit_event_total, apiserver_audit_error_total). */
+  metrics?: AuditMetrics;
+}
+
+export interface AuditMetrics {
+  event(): void;
+  error(plugin: string, events: number): void;
 }
 
 type Req = RequestLike & {socket?: {remoteAddress?: string}; emit?: (event: string | symbol, ...args: unknown[]) => boolean};
@@ -191,9 +198,11 @@ export class Auditor {
       return true;
     }
     let ok = true;
+    this.options.metrics?.event();
     await Promise.all(
       this.options.backends.map((b) =>
         b.process([truncated]).catch((error) => {
+          this.options.metrics?.error(b.name, 1);
           this.options.log('Unable to write an audit event', 'backend', b.name, 'auditID', event.auditID, 'err', error);
           if (b.mode === 'blocking-strict') ok = false;
         }),
@@ -315,11 +324,13 @@ export class RequestAudit {
       this.responseChunks.push(buf);
       this.responseBytes += buf.length;
     };
-    if (res.writeHead) {
+    // Only long-running requests emit ResponseStarted: other responses keep their own writeHead
+    // (each method replaced on a response is work on every request, in V8's shapes too).
+    if (res.writeHead && this.longRunning) {
       const writeHead = res.writeHead.bind(res);
       res.writeHead = (...args: unknown[]) => {
         const out = writeHead(...args);
-        if (this.longRunning && !this.started) {
+        if (!this.started) {
           this.started = true;
           this.event.responseStatus = {metadata: {}, code: Number(args[0]) || res.statusCode};
           void this.emit('ResponseStarted');

@@ -30,11 +30,12 @@ function priority(group: string, version: string): { group: number; version: num
   return { group: table[group] ?? 15000, version: versionPriority };
 }
 
-export async function registerLocalApiServices(store: Store, keyPrefix: string, clock: Clock = systemClock): Promise<number> {
+export async function registerLocalApiServices(store: Store, keyPrefix: string, served: readonly ResourceInfo[] = builtinResources(), clock: Clock = systemClock): Promise<number> {
   const info = builtinResources().find((r) => r.plural === 'apiservices') as ResourceInfo;
   const apiservices = new RegistryStore(info, { store, clock, keyPrefix: keyPrefix.replace(/\/+$/, ''), admission: new AdmissionChain([]) });
   const versions = new Map<string, { group: string; version: string }>();
-  for (const r of builtinResources()) versions.set(`${r.version}.${r.group}`, { group: r.group, version: r.version });
+  for (const r of served) versions.set(`${r.version}.${r.group}`, { group: r.group, version: r.version });
+  await removeStaleLocal(apiservices, versions);
   let created = 0;
   for (const [name, gv] of versions) {
     const p = priority(gv.group, gv.version);
@@ -60,4 +61,22 @@ export async function registerLocalApiServices(store: Store, keyPrefix: string, 
     });
   }
   return created;
+}
+
+/**
+ * upstream's autoregister drops the `onstart` APIServices of group versions no longer served (a
+ * --runtime-config switched them off since the last start); APIServices with a service are the
+ * user's and stay.
+ */
+async function removeStaleLocal(apiservices: RegistryStore, served: Map<string, unknown>): Promise<void> {
+  const label = `kube-aggregator.${names().labelDomain}/automanaged`;
+  const list = await apiservices.list('', { labelSelector: [], fieldSelector: [], limit: 0, allowWatchBookmarks: false });
+  for (const item of (list.items ?? []) as JsonObject[]) {
+    const meta = item.metadata as JsonObject;
+    const name = meta.name as string;
+    if ((meta.labels as JsonObject | undefined)?.[label] !== 'onstart' || (item.spec as JsonObject | undefined)?.service || served.has(name)) continue;
+    await apiservices.delete('', name, {}, WRITER).catch((error) => {
+      if (!(error instanceof ApiError && error.status.reason === 'NotFound')) throw error;
+    });
+  }
 }

@@ -9,7 +9,11 @@ import { ApiError } from '../../../api/status.js';
 import type { JsonObject } from '../../../patch/types.js';
 import type { Store } from '../storage/store.js';
 import { AdmissionChain } from '../admission/chain.js';
-import { RegistryStore, type WriteContext } from './registry-store.js';
+import { RegistryStore, type WriteAllocation, type WriteContext } from './registry-store.js';
+import { firstAddress } from '../services/ip-range.js';
+import { isJsonObject } from '../../../patch/types.js';
+
+export { firstAddress };
 import { systemClock, type Clock } from './types.js';
 
 /** `default` and the name set's system, public and node-lease namespaces. */
@@ -27,13 +31,21 @@ export interface BootstrapOptions {
   securePort?: number;
   /** The advertised address; when given, the default service's endpoints point at it. */
   advertiseAddress?: string;
+  /** `--orch-service-node-port`: when non-zero the default service is of type NodePort on this port. */
+  serviceNodePort?: number;
+  /** The service allocators: the default service's cluster IP (and node port) are taken from them as any service's. */
+  serviceAllocation?: WriteAllocation;
+  /** Whether the endpoint reconciler keeps the default service's endpoints (then bootstrap leaves them alone). */
+  endpointsReconciled?: boolean;
 }
 
 const SYSTEM_WRITE: WriteContext = { user: { name: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, fieldManager: 'orch-apiserver' };
 
-function registry(store: Store, plural: string, options: BootstrapOptions): RegistryStore {
+function registry(store: Store, plural: string, options: BootstrapOptions, allocation?: WriteAllocation): RegistryStore {
   const info = builtinResources().find((r) => r.plural === plural) as ResourceInfo;
-  return new RegistryStore(info, { store, clock: options.clock ?? systemClock, keyPrefix: (options.keyPrefix ?? '/registry').replace(/\/+$/, ''), admission: new AdmissionChain([]) });
+  return new RegistryStore(info, {
+    store, clock: options.clock ?? systemClock, keyPrefix: (options.keyPrefix ?? '/registry').replace(/\/+$/, ''), admission: new AdmissionChain([]), allocation,
+  });
 }
 
 /** Creates unless it exists; returns whether it was created. */
@@ -47,34 +59,6 @@ async function ensure(target: RegistryStore, namespace: string, object: JsonObje
   }
 }
 
-/** The first usable address of a CIDR (network address + 1), IPv4 or IPv6. */
-export function firstAddress(cidr: string): string {
-  const [address = '', bitsText = ''] = cidr.trim().split('/');
-  const bits = Number(bitsText);
-  if (address.includes(':')) {
-    const full = expandIPv6(address);
-    const width = 128n;
-    const value = BigInt('0x' + full.join(''));
-    const mask = ((1n << width) - 1n) ^ ((1n << (width - BigInt(bits))) - 1n);
-    const first = (value & mask) + 1n;
-    const hex = first.toString(16).padStart(32, '0');
-    const groups = hex.match(/.{4}/g)!.map((g) => g.replace(/^0+(?=.)/, ''));
-    return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::');
-  }
-  const value = address.split('.').reduce((n, octet) => (n << 8) + Number(octet), 0) >>> 0;
-  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  const first = ((value & mask) >>> 0) + 1;
-  return [24, 16, 8, 0].map((shift) => (first >>> shift) & 255).join('.');
-}
-
-function expandIPv6(address: string): string[] {
-  const [head = '', tail = ''] = address.split('::');
-  const h = head ? head.split(':') : [];
-  const t = address.includes('::') ? (tail ? tail.split(':') : []) : [];
-  const missing = 8 - h.length - t.length;
-  return [...h, ...Array(Math.max(0, missing)).fill('0'), ...t].map((g) => g.padStart(4, '0'));
-}
-
 export async function bootstrapNamespaces(store: Store, options: BootstrapOptions = {}): Promise<void> {
   const namespaces = registry(store, 'namespaces', options);
   for (const name of systemNamespaces()) {
@@ -83,22 +67,41 @@ export async function bootstrapNamespaces(store: Store, options: BootstrapOption
   const range = Array.isArray(options.serviceClusterIPRange) ? options.serviceClusterIPRange[0] : options.serviceClusterIPRange;
   const clusterIP = firstAddress(range || '10.0.0.0/24');
   const securePort = options.securePort ?? 6443;
-  await ensure(registry(store, 'services', options), 'default', {
+  const nodePort = options.serviceNodePort || undefined;
+  const services = registry(store, 'services', options, options.serviceAllocation);
+  const port = { name: 'https', port: 443, protocol: 'TCP', targetPort: securePort, ...(nodePort ? { nodePort } : {}) };
+  // Read first: a create of an existing service would fail on its taken cluster IP before the key clash.
+  const existing = await store.get(services.key('default', names().defaultService));
+  const created = !existing && await ensure(services, 'default', {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: names().defaultService, namespace: 'default', labels: { component: 'apiserver', provider: names().defaultService } },
     spec: {
-      type: 'ClusterIP',
+      type: nodePort ? 'NodePort' : 'ClusterIP',
       clusterIP,
       clusterIPs: [clusterIP],
-      ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: securePort }],
+      ports: [port],
       sessionAffinity: 'None',
       ipFamilies: [clusterIP.includes(':') ? 'IPv6' : 'IPv4'],
       ipFamilyPolicy: 'SingleStack',
       internalTrafficPolicy: 'Cluster',
     },
   });
-  if (options.advertiseAddress) {
+  if (!created) {
+    // Upstream's bootstrap controller reconciles the service's type and ports with the options.
+    await services.update('default', names().defaultService, SYSTEM_WRITE, (current) => {
+      const spec = isJsonObject(current.spec) ? current.spec : (current.spec = {});
+      const ports = Array.isArray(spec.ports) ? spec.ports.filter(isJsonObject) : [];
+      const https = ports.find((p) => p.name === 'https');
+      const wantType = nodePort ? 'NodePort' : 'ClusterIP';
+      if (spec.type === wantType && https && https.targetPort === securePort && (https.nodePort ?? undefined) === nodePort) return current;
+      spec.type = wantType;
+      if (!nodePort) delete spec.externalTrafficPolicy;
+      spec.ports = [port];
+      return current;
+    });
+  }
+  if (options.advertiseAddress && !options.endpointsReconciled) {
     await ensure(registry(store, 'endpoints', options), 'default', {
       apiVersion: 'v1',
       kind: 'Endpoints',

@@ -30,7 +30,7 @@ import { builtinSchemas } from '../../../api/schema/definitions.js';
 import { applyServerPatch, serverSideApplyUnsupported } from './patch.js';
 import { applyToObject, parseApplyBody, type ApplyRequest } from './apply.js';
 import { parseRequestInfo, type ResourceRequest } from './request-info.js';
-import { admissionAttributes, RegistryStore, type DeleteOptions, type WriteContext } from './registry-store.js';
+import { admissionAttributes, RegistryStore, type DeleteOptions, type WriteContext, type WriteAllocation } from './registry-store.js';
 import { subresourceWrite } from './partial-writes.js';
 import { serveCatalogRest } from './catalog-rest.js';
 import { defaultProbes, type ComponentProbe } from './component-status.js';
@@ -73,6 +73,8 @@ export interface ApiHandlerOptions {
   schemaValidation?: boolean;
   /** Registries' own write checks by resource (RBAC's escalation prevention). */
   writeGuards?: (info: ResourceInfo) => WriteGuard | undefined;
+  /** What writes of a resource take from allocators (services: cluster IPs and node ports; ../services/). */
+  allocations?: (info: ResourceInfo) => WriteAllocation | undefined;
   /** The API server's client credentials for the agents (nodes/proxy). */
   agentTls?: AgentTls;
   /** The rules a user holds (SelfSubjectRulesReview); without it the review answers `incomplete`. */
@@ -210,7 +212,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       found = new RegistryStore(info, {
         store, clock, keyPrefix, admission, hooks: runtime?.hooks(info.version), guard: options.writeGuards?.(info),
         policy: options.allowPrivileged || info.custom ? undefined : (o) => privilegedContainerErrors(info.kind, o),
-        deleteCollectionWorkers: options.deleteCollectionWorkers, garbageCollection: options.garbageCollection,
+        deleteCollectionWorkers: options.deleteCollectionWorkers, garbageCollection: options.garbageCollection, allocation: options.allocations?.(info),
       }, strategy);
       // A changed CRD serves new ResourceInfos: forget the stores of the ones it replaced.
       if (info.custom) {
@@ -696,7 +698,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     informer.stop();
     api.closeWatches();
   };
-  Object.defineProperty(api, 'admissionObjects', { value: registryObjects(registry, registryFor) });
+  Object.defineProperty(api, 'admissionObjects', { value: registryObjects(registry, registryFor, store) });
   api.setAdmission = (next) => {
     chain = next;
   };

@@ -124,17 +124,45 @@ export function proxyOptions(resource: string, path: string): {kind: string; api
   return {kind, apiVersion: 'v1', ...(path ? {path} : {})};
 }
 
+/** What the aggregator adds to a forward (aggregator/proxy.ts): its own headers, TLS and redirect rule. */
+export interface ForwardOptions {
+  /** The headers to send instead of the request's end-to-end ones. */
+  headers?: Record<string, string | string[]>;
+  /** TLS settings for an https target (CA, client certificate, server name, verification). */
+  tls?: import('node:tls').ConnectionOptions;
+  /** upstream's RejectForwardingRedirects: a 3xx with a Location becomes a 502. */
+  rejectRedirects?: boolean;
+  /** Opens the connection (an egress tunnel) instead of dialing the target directly. */
+  createConnection?: () => import('node:net').Socket;
+  /** The wait for response headers; 0 for none. Default: the agent TLS's, else 30s. */
+  timeoutMs?: number;
+}
+
+export const REDIRECT_REJECTED = 'the backend attempted to redirect this request, which is not permitted';
+
 /** Forwards the request to the target and streams the answer back. */
-export function forward(req: ApiRequest, res: ApiResponse, target: Target, path: string, tls?: AgentTls): Promise<void> {
+export function forward(req: ApiRequest, res: ApiResponse, target: Target, path: string, tls?: AgentTls, more: ForwardOptions = {}): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   // (HTTP/2 pseudo-headers such as `:authority` are the connection's, not the request's.)
   for (const [key, value] of Object.entries(req.headers)) if (value !== undefined && !key.startsWith(':') && !HOP_BY_HOP.has(key.toLowerCase())) headers[key] = value;
+  if (more.headers) {
+    for (const key of Object.keys(headers)) delete headers[key];
+    for (const [key, value] of Object.entries(more.headers)) if (!key.startsWith(':')) headers[key] = value;
+  }
   const host = target.host.includes(':') ? `[${target.host}]` : target.host;
   const url = `${target.scheme}://${host}:${target.port}${path}`;
   return new Promise((resolve) => {
     const onReply = (reply: IncomingMessage) => {
       // The timeout bounds the wait for response headers (Go's ResponseHeaderTimeout), not a quiet stream.
       upstream.setTimeout(0);
+      const code = reply.statusCode ?? 502;
+      if (more.rejectRedirects && code >= 300 && code <= 399 && reply.headers.location) {
+        reply.resume();
+        res.writeHead(502, {'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(REDIRECT_REJECTED)});
+        res.end(REDIRECT_REJECTED);
+        resolve();
+        return;
+      }
       const out: Record<string, string> = {};
       for (const [key, value] of Object.entries(reply.headers)) {
         if (value === undefined || HOP_BY_HOP.has(key)) continue;
@@ -151,11 +179,12 @@ export function forward(req: ApiRequest, res: ApiResponse, target: Target, path:
         resolve();
       });
     };
-    const options = {method: req.method ?? 'GET', headers, timeout: tls?.timeoutMs ?? 30_000};
+    const timeout = more.timeoutMs ?? tls?.timeoutMs ?? 30_000;
+    const options = {method: req.method ?? 'GET', headers, timeout, ...(more.createConnection ? {createConnection: more.createConnection, agent: false as const} : {})};
     const upstream = target.scheme === 'https'
-      ? httpsRequest(url, {...options, ca: tls?.ca, cert: tls?.cert, key: tls?.key, rejectUnauthorized: Boolean(tls?.ca)}, onReply)
+      ? httpsRequest(url, more.tls ? {...options, ...more.tls} : {...options, ca: tls?.ca, cert: tls?.cert, key: tls?.key, rejectUnauthorized: Boolean(tls?.ca)}, onReply)
       : httpRequest(url, options, onReply);
-    upstream.on('timeout', () => upstream.destroy(new Error('timeout awaiting response headers')));
+    if (timeout > 0) upstream.on('timeout', () => upstream.destroy(new Error('timeout awaiting response headers')));
     upstream.on('error', (error) => {
       if (!res.headersSent) {
         const status = failureStatus(503, 'ServiceUnavailable', `error trying to reach service: ${error.message}`, {});

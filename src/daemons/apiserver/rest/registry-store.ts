@@ -47,6 +47,25 @@ export interface RegistryDeps {
    * delete's propagationPolicy and orphanDependents add or remove no garbage collector finalizer.
    */
   garbageCollection?: boolean;
+  /** What writes of this resource take from allocators (a Service's cluster IPs and node ports). */
+  allocation?: WriteAllocation;
+}
+
+/** What one write took: given back when the write fails, finished (what it gave up released) once stored. */
+export interface AllocationResult {
+  revert(): Promise<void>;
+  commit(): Promise<void>;
+}
+
+/**
+ * Upstream's BeginCreate/BeginUpdate and AfterDelete for resources that hold shared ranges: runs
+ * after defaulting and before validation, may set fields (the allocated values).
+ */
+export interface WriteAllocation {
+  beforeCreate(object: JsonObject, dryRun: boolean): Promise<AllocationResult>;
+  beforeUpdate(object: JsonObject, current: JsonObject, dryRun: boolean): Promise<AllocationResult>;
+  /** After the object is gone from the store. */
+  afterDelete(object: JsonObject): Promise<void>;
 }
 
 export interface WriteContext {
@@ -345,25 +364,42 @@ export class RegistryStore {
     const name = typeof meta.name === 'string' ? meta.name : '';
 
     await this.deps.guard?.checkCreate(ctx, namespace, object);
+    // Upstream's create handler records the writer's fields on the request as decoded and
+    // defaulted, before mutating admission: what admission adds (a pod's token volume, its default
+    // tolerations, a webhook's label) belongs to no manager. The request is kept for that.
+    const requested = ctx.managedFieldsComputed ? undefined : deepCopy(object);
     await this.admit('CREATE', ctx, namespace, name, object);
     this.strategy.prepareForCreate(object);
-    const errors = withSchemaErrors([...this.strategy.validate(object), ...(this.deps.policy?.(object) ?? [])], ctx.schemaErrors);
-    if (errors.length) this.invalid(object, errors);
-    await this.validateAdmission('CREATE', ctx, namespace, name, object);
-    if (!ctx.managedFieldsComputed) this.setManagedFields(object, undefined, ctx);
-    const encoded = await this.encodeForStorage(object);
-    if (ctx.dryRun) {
-      if (await this.deps.store.get(this.key(namespace, name))) throw alreadyExists(this.gr, name);
-      return object;
-    }
+    const allocation = await this.deps.allocation?.beforeCreate(object, ctx.dryRun);
     try {
-      const revision = await this.deps.store.create(this.key(namespace, name), encoded);
-      meta.resourceVersion = String(revision);
-      return object;
+      const errors = withSchemaErrors([...this.strategy.validate(object), ...(this.deps.policy?.(object) ?? [])], ctx.schemaErrors);
+      if (errors.length) this.invalid(object, errors);
+      await this.validateAdmission('CREATE', ctx, namespace, name, object);
+      if (requested) {
+        this.strategy.prepareForCreate(requested);
+        this.setManagedFields(requested, undefined, ctx);
+        const managed = metadataOf(requested).managedFields;
+        if (managed !== undefined) metadataOf(object).managedFields = managed;
+        else delete metadataOf(object).managedFields;
+      }
+      const encoded = await this.encodeForStorage(object);
+      if (ctx.dryRun) {
+        if (await this.deps.store.get(this.key(namespace, name))) throw alreadyExists(this.gr, name);
+        return object;
+      }
+      try {
+        const revision = await this.deps.store.create(this.key(namespace, name), encoded);
+        meta.resourceVersion = String(revision);
+      } catch (error) {
+        if (error instanceof StoreConflictError) throw alreadyExists(this.gr, name);
+        throw error;
+      }
     } catch (error) {
-      if (error instanceof StoreConflictError) throw alreadyExists(this.gr, name);
+      await allocation?.revert();
       throw error;
     }
+    await allocation?.commit();
+    return object;
   }
 
   private setManagedFields(next: JsonObject, previous: JsonObject | undefined, ctx: WriteContext): void {
@@ -396,40 +432,73 @@ export class RegistryStore {
       }
       const current = found.object;
       const desired = await mutate(deepCopy(current));
-      const next = await this.prepareUpdate(namespace, name, desired, current, ctx);
-      // A no-op still writes when the stored value was encrypted with a key that no longer writes
-      // (upstream's stale read), so rewriting every object re-encrypts with the new first key.
-      if (next === current && !isStale(this.key(namespace, name))) return { object: current, created: false };
-      if (this.shouldDeleteDuringUpdate(next, current)) {
-        if (ctx.dryRun) return { object: next, created: false };
-        try {
-          const revision = await this.deps.store.delete(this.key(namespace, name), found.kv.modRevision);
-          if (revision !== undefined) metadataOf(next).resourceVersion = String(revision);
-          return { object: next, created: false };
-        } catch (error) {
-          if (error instanceof StoreConflictError && attempt < MAX_UPDATE_ATTEMPTS) continue;
-          throw error;
-        }
-      }
-      const encoded = await this.encodeForStorage(next);
-      if (ctx.dryRun) {
-        metadataOf(next).resourceVersion = String(found.kv.modRevision);
-        return { object: next, created: false };
-      }
+      const held: { allocation?: AllocationResult } = {};
+      let outcome: { object: JsonObject; created: boolean } | 'retry';
       try {
-        const revision = await this.deps.store.update(this.key(namespace, name), encoded, found.kv.modRevision);
-        metadataOf(next).resourceVersion = String(revision);
-        return { object: next, created: false };
+        outcome = await this.writeUpdate(namespace, name, desired, current, found.kv, ctx, attempt, held);
       } catch (error) {
-        if (error instanceof StoreConflictError && attempt < MAX_UPDATE_ATTEMPTS) continue;
-        if (error instanceof StoreConflictError) throw staleConflict(this.gr, name);
+        await held.allocation?.revert();
         throw error;
       }
+      if (outcome === 'retry') {
+        await held.allocation?.revert();
+        continue;
+      }
+      await held.allocation?.commit();
+      return outcome;
+    }
+  }
+
+  /** One attempt of `update`: 'retry' when another writer changed the object meanwhile. */
+  private async writeUpdate(
+    namespace: string, name: string, desired: JsonObject, current: JsonObject, kv: KeyValue, ctx: WriteContext, attempt: number,
+    held: { allocation?: AllocationResult },
+  ): Promise<{ object: JsonObject; created: boolean } | 'retry'> {
+    const next = await this.prepareUpdate(namespace, name, desired, current, ctx, held);
+    // A no-op still writes when the stored value was encrypted with a key that no longer writes
+    // (upstream's stale read), so rewriting every object re-encrypts with the new first key.
+    if (next === current && !isStale(this.key(namespace, name))) return { object: current, created: false };
+    if (this.shouldDeleteDuringUpdate(next, current)) {
+      if (ctx.dryRun) return { object: next, created: false };
+      try {
+        const revision = await this.deps.store.delete(this.key(namespace, name), kv.modRevision);
+        if (revision !== undefined) metadataOf(next).resourceVersion = String(revision);
+        await this.afterDelete(next);
+        return { object: next, created: false };
+      } catch (error) {
+        if (error instanceof StoreConflictError && attempt < MAX_UPDATE_ATTEMPTS) return 'retry';
+        throw error;
+      }
+    }
+    const encoded = await this.encodeForStorage(next);
+    if (ctx.dryRun) {
+      metadataOf(next).resourceVersion = String(kv.modRevision);
+      return { object: next, created: false };
+    }
+    try {
+      const revision = await this.deps.store.update(this.key(namespace, name), encoded, kv.modRevision);
+      metadataOf(next).resourceVersion = String(revision);
+      return { object: next, created: false };
+    } catch (error) {
+      if (error instanceof StoreConflictError && attempt < MAX_UPDATE_ATTEMPTS) return 'retry';
+      if (error instanceof StoreConflictError) throw staleConflict(this.gr, name);
+      throw error;
+    }
+  }
+
+  /** Gives back what a deleted object held (its allocations); a failure leaves a leak, never a failed delete. */
+  private async afterDelete(object: JsonObject): Promise<void> {
+    try {
+      await this.deps.allocation?.afterDelete(object);
+    } catch {
+      // The object is gone; what it held stays marked until the next release attempt.
     }
   }
 
   /** Upstream's BeforeUpdate plus admission: the object that would be stored, or `current` itself for a no-op. */
-  private async prepareUpdate(namespace: string, name: string, desired: JsonObject, current: JsonObject, ctx: WriteContext): Promise<JsonObject> {
+  private async prepareUpdate(
+    namespace: string, name: string, desired: JsonObject, current: JsonObject, ctx: WriteContext, held: { allocation?: AllocationResult } = {},
+  ): Promise<JsonObject> {
     const object = desired;
     this.checkTypeMeta(object);
     const meta = metadataOf(object);
@@ -461,6 +530,7 @@ export class RegistryStore {
       if (this.strategy.tracksGeneration && this.strategy.generationChanged(object, current)) {
         meta.generation = (typeof currentMeta.generation === 'number' ? currentMeta.generation : 0) + 1;
       }
+      if (!ctx.subresource && this.deps.allocation) held.allocation = await this.deps.allocation.beforeUpdate(object, current, ctx.dryRun);
     }
     const validation = withSchemaErrors([...this.strategy.validateUpdate(object, current), ...(this.deps.policy?.(object) ?? [])], ctx.schemaErrors);
     if (validation.length) this.invalid(object, validation);
@@ -595,6 +665,7 @@ export class RegistryStore {
         if (!ctx.dryRun) {
           const revision = await this.deps.store.delete(this.key(namespace, name), found.kv.modRevision);
           if (revision !== undefined) metadataOf(current).resourceVersion = String(revision);
+          await this.afterDelete(current);
         }
         return this.deletedResponse(current);
       } catch (error) {

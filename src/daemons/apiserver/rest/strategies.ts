@@ -316,6 +316,7 @@ const NAME_RULES: Record<string, NameRule> = {
   ClusterRoleBinding: 'pathSegment',
   // `<version>.<group>`, and `v1.` for the core group (upstream validates it as a path segment).
   APIService: 'pathSegment',
+  IPAddress: 'ipAddress',
 };
 
 const TRACKS_GENERATION = new Set([

@@ -146,6 +146,11 @@ export class CachedStore implements Store {
     }));
   }
 
+  /** How many objects the cache holding `keyOrPrefix` has (priority and fairness's list work estimate); undefined when not cached. */
+  objectCount(keyOrPrefix: string): number | undefined {
+    return this.cacheFor(keyOrPrefix)?.count;
+  }
+
   /** Starts caching one more prefix (a custom resource); resolves once it is loaded. */
   async addPrefix(prefix: CachedPrefix, timeoutMs = 30_000): Promise<void> {
     if (!this.cacheFor(prefix.prefix)) {
@@ -154,6 +159,20 @@ export class CachedStore implements Store {
       if (!this.needsRelist) void this.loadLater(cache);
     }
     await this.waitSynced(timeoutMs, prefix.prefix);
+  }
+
+  /**
+   * What get() and list() answer from memory, synchronously, for hot in-process readers (the
+   * admission plugins' reads, admission/decoded-objects.ts): undefined when the cache cannot
+   * answer (prefix not cached or not synced), and the caller reads through the async methods.
+   */
+  peek(key: string): {found: KeyValue | undefined} | undefined {
+    const cache = this.usableCache(key);
+    return cache ? {found: cache.get(key)} : undefined;
+  }
+
+  peekList(prefix: string): KeyValue[] | undefined {
+    return this.usableCache(prefix)?.list(prefix, undefined, undefined).items;
   }
 
   async get(key: string): Promise<KeyValue | undefined> {

@@ -42,6 +42,10 @@ export abstract class DelegatingStore implements Store {
     await this.inner.probeWrite?.();
   }
 
+  async dbSizeBytes(): Promise<number> {
+    return (await this.inner.dbSizeBytes?.()) ?? 0;
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -261,6 +261,12 @@ export class EtcdStore implements Store {
     }
   }
 
+  /** etcd's own figure: the status call's dbSize (the backend file's allocated size). */
+  async dbSizeBytes(): Promise<number> {
+    const status = await this.client.maintenance.status({deadline: Date.now() + this.requestTimeoutMs});
+    return Number(status.dbSize);
+  }
+
   async ping(timeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {

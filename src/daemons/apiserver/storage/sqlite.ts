@@ -245,6 +245,12 @@ export class SqliteStore implements Store {
     return this.failing;
   }
 
+  /** The allocated size of the database: its pages (free ones included, as etcd's dbSize). */
+  async dbSizeBytes(): Promise<number> {
+    this.assertOpen();
+    return (this.db.pragma('page_count', {simple: true}) as number) * (this.db.pragma('page_size', {simple: true}) as number);
+  }
+
   async probeWrite(): Promise<void> {
     this.assertOpen();
     try {

@@ -145,6 +145,8 @@ export interface Store {
   writeFailure?(): WriteFailure | undefined;
   /** Tries a small write of the store's own, to learn whether writes work again (clears writeFailure when they do). */
   probeWrite?(): Promise<void>;
+  /** The database's allocated size in bytes (apiserver_storage_size_bytes); engines that cannot tell leave it out. */
+  dbSizeBytes?(): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -49,28 +49,50 @@ export class WebhookClient implements WebhookCaller {
     private readonly resolveService: ServiceResolver,
   ) {}
 
-  async call(hook: WebhookAccessor, review: JsonObject): Promise<unknown> {
-    const fail = (reason: string) => new CallingWebhookError(hook.name, reason);
+  /**
+   * What a webhook's client configuration resolves to, kept per configuration (upstream's client
+   * manager caches its REST clients the same way): parsing the URL and decoding the CA bundle on
+   * every call cost more than the rest of building the request.
+   */
+  private readonly endpoints = new Map<string, {url: URL; target: string; shown: string; ca: string | undefined}>();
+
+  private endpoint(hook: WebhookAccessor): {url: URL; target: string; shown: string; ca: string | undefined} {
     const {url: configured, service, caBundle} = hook.clientConfig;
+    const key = JSON.stringify([configured, service, caBundle, hook.timeoutSeconds]);
+    const known = this.endpoints.get(key);
+    if (known) return known;
     let url: URL;
     let target: string;
-    let connectTo: {host: string; port: number} | undefined;
-    try {
-      if (configured) {
-        url = new URL(configured);
-        target = url.host;
-      } else if (service) {
-        url = new URL(`https://${service.name}.${service.namespace}.svc:${service.port}${service.path ?? ''}`);
-        target = `${service.name}.${service.namespace}.svc:${service.port}`;
-      } else {
-        throw new Error('webhook clientConfig has neither url nor service');
-      }
-    } catch (error) {
-      throw fail(`could not get REST client: ${(error as Error).message}`);
+    if (configured) {
+      url = new URL(configured);
+      target = url.host;
+    } else if (service) {
+      url = new URL(`https://${service.name}.${service.namespace}.svc:${service.port}${service.path ?? ''}`);
+      target = `${service.name}.${service.namespace}.svc:${service.port}`;
+    } else {
+      throw new Error('webhook clientConfig has neither url nor service');
     }
     url.searchParams.set('timeout', `${hook.timeoutSeconds}s`);
     // Go keeps the port it was given in the URL it prints; URL drops a default one.
     const shown = service && !configured && !url.port ? url.toString().replace(url.host, `${url.hostname}:443`) : url.toString();
+    const resolved = {url, target, shown, ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined};
+    // Configurations come and go with their objects: a bounded memo, started over when full.
+    if (this.endpoints.size >= 1000) this.endpoints.clear();
+    this.endpoints.set(key, resolved);
+    return resolved;
+  }
+
+  async call(hook: WebhookAccessor, review: JsonObject): Promise<unknown> {
+    const fail = (reason: string) => new CallingWebhookError(hook.name, reason);
+    const {url: configured, service} = hook.clientConfig;
+    let endpoint: ReturnType<WebhookClient['endpoint']>;
+    try {
+      endpoint = this.endpoint(hook);
+    } catch (error) {
+      throw fail(`could not get REST client: ${(error as Error).message}`);
+    }
+    const {url, target, shown} = endpoint;
+    let connectTo: {host: string; port: number} | undefined;
     if (service && !configured) {
       try {
         connectTo = await this.resolveService(service.namespace, service.name, service.port);
@@ -82,7 +104,7 @@ export class WebhookClient implements WebhookCaller {
     let response: {status: number; text: string};
     try {
       response = await postJson(url, JSON.stringify(review), {
-        ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
+        ca: endpoint.ca,
         cert: credentials.certPem,
         key: credentials.keyPem,
         headers: {...credentialHeaders(credentials), 'User-Agent': `${names().product}-apiserver-admission`},
