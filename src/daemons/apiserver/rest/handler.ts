@@ -21,7 +21,7 @@ import { registryObjects } from '../admission/objects.js';
 import { CrdInformer, crdStrategy } from './crd.js';
 import { resolveServiceEndpoint } from './service-resolver.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type ServerAddress } from './discovery.js';
-import { addResponseWarning, checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writePlainNotFound } from './http-io.js';
+import { addResponseWarning, checkDepth, MAX_REQUEST_BODY_BYTES, readBody, writeError, writeJson, writeJsonList, writePlainNotFound } from './http-io.js';
 import { parseListParams, parseWriteParams, type ListParams } from './list-options.js';
 import { decodeBody, negotiate, parseMediaType, patchTypeOf, representationContentType, type Representation } from './negotiation.js';
 import { deepCopy, rfc3339, stringAt, valueAt } from './objects.js';
@@ -423,7 +423,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           const table = tableOf(store, listed.items, metadata, rep);
           return writeJson(res, 200, table, { pretty, contentType: representationContentType(rep) });
         }
-        return writeJson(res, 200, { kind: listKindOf(info), apiVersion: groupVersionOf(info), metadata, items: listed.items }, { pretty });
+        return writeJsonList(res, 200, { kind: listKindOf(info), apiVersion: groupVersionOf(info), metadata, items: listed.items }, { pretty });
       }
       case 'watch': {
         const rep = negotiate(acceptOf(req), true, query.get('includeObject') ?? 'Metadata');

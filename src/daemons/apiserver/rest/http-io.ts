@@ -2,6 +2,7 @@
 import { ApiError, badRequest, requestEntityTooLarge, type Status } from '../../../api/status.js';
 import type { Readable } from 'node:stream';
 import type { ApiRequest, ApiResponse } from './types.js';
+import { STREAM_LIST_MIN_ITEMS, writeJsonListStreaming, type JsonList } from './list-stream.js';
 import { sendContinue } from '../../shared/serving/http1-requests.js';
 
 /** Upstream's MaxRequestBodyBytes. */
@@ -124,17 +125,30 @@ export function addResponseWarning(res: ApiResponse, text: string): void {
   responseWarnings.set(res, list);
 }
 
-export function writeJson(res: ApiResponse, code: number, body: unknown, options: { pretty?: boolean; contentType?: string; warnings?: readonly string[] } = {}): void {
-  const text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
+/** The headers of a JSON response: type, no caching, and the warnings collected for this response. */
+function jsonHeaders(res: ApiResponse, options: { contentType?: string; warnings?: readonly string[] }): Record<string, string> {
   const added = responseWarnings.get(res) ?? [];
   const warnings = [...added, ...(options.warnings ?? []).filter((w) => !added.includes(w))];
-  res.writeHead(code, {
+  return {
     'Content-Type': options.contentType ?? 'application/json',
-    'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-cache, private',
     ...(warnings.length ? { Warning: warningHeader(warnings) } : {}),
-  });
+  };
+}
+
+export function writeJson(res: ApiResponse, code: number, body: unknown, options: { pretty?: boolean; contentType?: string; warnings?: readonly string[] } = {}): void {
+  const text = options.pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
+  res.writeHead(code, { ...jsonHeaders(res, options), 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * Writes a list: big ones (not pretty-printed) streamed item by item so the event loop stays free for
+ * other requests (list-stream.ts), the others as writeJson does. Same bytes either way.
+ */
+export async function writeJsonList(res: ApiResponse, code: number, list: JsonList, options: { pretty?: boolean } = {}): Promise<void> {
+  if (options.pretty || list.items.length <= STREAM_LIST_MIN_ITEMS) return writeJson(res, code, list, options);
+  await writeJsonListStreaming(res, code, list, jsonHeaders(res, {}));
 }
 
 export function writeStatus(res: ApiResponse, status: Status, pretty = false): void {
