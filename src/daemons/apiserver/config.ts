@@ -167,6 +167,11 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     eventTtlMs: ms(values['event-ttl'], 3_600_000),
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     services: servicesConfig(values),
+    coordinatedLeadership: {
+      leaseDurationMs: ms(values['coordinated-leadership-lease-duration'], 15_000),
+      renewDeadlineMs: ms(values['coordinated-leadership-renew-deadline'], 10_000),
+      retryPeriodMs: ms(values['coordinated-leadership-retry-period'], 2_000),
+    },
     peer: {advertiseIp: str(values['peer-advertise-ip']), advertisePort: str(values['peer-advertise-port']), caFile: str(values['peer-ca-file'])},
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),
