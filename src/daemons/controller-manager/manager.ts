@@ -126,7 +126,7 @@ export class ControllerManager {
         this.candidate = new LeaseCandidate({
           http, namespace: c.leaseNamespace, name: this.identity, leaseName: c.leaseName, ...versions,
           strategy: 'OldestEmulationVersion',
-          onError: (error) => log.v(2).info('LeaseCandidate error', 'err', String(error)),
+          onError: (error) => log.error('LeaseCandidate error', 'err', String(error)),
         });
         log.info('Coordinated leader election: registering as a LeaseCandidate', 'lease', c.leaseName, 'binaryVersion', versions.binaryVersion);
       }
