@@ -7,6 +7,7 @@ import {
   DEFAULT_REQUEUE_MS, ELECTION_DURATION_MS, LEASE_CANDIDATE_VALID_DURATION_MS,
   admissibleCandidates, compareCandidates, electionStep, pickBestStrategy, pickOldestEmulationVersion, type CandidateView,
 } from '../../src/daemons/apiserver/coordinated/election.js';
+import {DEFAULT_COORDINATED_TIMINGS, coordinatedElectionProblem} from '../../src/daemons/apiserver/coordinated/index.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
@@ -104,5 +105,15 @@ describe('an election step', () => {
       candidate('stale', {renew: -1}),
     ];
     expect(admissibleCandidates(list, 'cm', T0 + LEASE_CANDIDATE_VALID_DURATION_MS).map((c) => c.name)).toEqual(['fresh']);
+  });
+});
+
+describe('the options without the gate', () => {
+  it('warns only when the timings were changed and the controller cannot run', () => {
+    const changed = {leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 500};
+    expect(coordinatedElectionProblem(false, false, changed)).toMatch(/no effect without the CoordinatedLeaderElection feature gate \(--feature-gates=CoordinatedLeaderElection=true\)/);
+    expect(coordinatedElectionProblem(false, false, DEFAULT_COORDINATED_TIMINGS)).toBeUndefined();
+    expect(coordinatedElectionProblem(true, true, changed)).toBeUndefined();
+    expect(coordinatedElectionProblem(true, false, DEFAULT_COORDINATED_TIMINGS)).toMatch(/needs LeaseCandidates \(coordination\.orch\.io\/v1beta1/);
   });
 });

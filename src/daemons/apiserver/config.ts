@@ -44,6 +44,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'service-node-port-range', 'orch-service-node-port', 'endpoint-reconciler-type',
   // The identity lease's peer address (with gate UnknownVersionInteroperabilityProxy); requests are not proxied yet.
   'peer-advertise-ip', 'peer-advertise-port', 'peer-ca-file',
+  // The coordinated leader election controller's own lease (gate CoordinatedLeaderElection).
+  'coordinated-leadership-lease-duration', 'coordinated-leadership-renew-deadline', 'coordinated-leadership-retry-period',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
   'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'storage-media-type', 'storage-backend',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',

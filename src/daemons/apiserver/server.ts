@@ -632,7 +632,7 @@ export class ApiServer {
       await this.identityLease.renew().catch((error) => log.v(2).info('Identity lease error', 'err', error));
       this.identityLease.start();
     });
-    this.coordinatedElection = startCoordinatedLeaderElection(hooks, {store, keyPrefix, config: c, served: this.servedResources});
+    this.coordinatedElection = startCoordinatedLeaderElection(hooks, {store, keyPrefix, config: c, served: this.servedResources, warn: (m) => log.warning(m)});
     hooks.add('rbac/bootstrap-roles', async () => {
       const {created} = await retry(() => bootstrapRbac(store, keyPrefix));
       if (created > 0) log.info('Created the default RBAC roles and bindings', 'count', created);
