@@ -237,8 +237,14 @@ export class CoordinatedLeaderElection {
       timers.set(key, setTimeout(() => enqueue(key), ms));
     };
 
+    // As upstream's wait.Until: the first collection once the view is complete, then every period.
+    let collected = false;
     try {
       while (!signal.aborted) {
+        if (informer.synced && !collected) {
+          collected = true;
+          await gc();
+        }
         if (!informer.synced || queue.size === 0) {
           await new Promise<void>((resolve) => {
             wake = resolve;
