@@ -4,7 +4,9 @@
  * LeaseCandidates; the API server's controller writes the Lease's holder (the older candidate, the
  * versions being equal, as OldestEmulationVersion says); that one leads, the other never takes the
  * lease; after a clean stop of the leader the controller pings the candidates and hands the lease to
- * the one that answers.
+ * the one that answers. Then a candidate with an older emulation version joins: the controller marks
+ * it preferredHolder, the leader ends its term (stops renewing, exits as upstream's controller manager
+ * does on a lost lease) and the lease goes to the older version.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {startApiServerProcess, sleep, type ServerProcess} from '../helpers/apiserver.js';
@@ -91,5 +93,39 @@ describe('coordinated leader election', () => {
     const takeoverMs = Date.now() - stoppedAt;
     expect((await lease())?.holderIdentity).toBe(second.identity);
     console.log(`coordinated takeover after a clean stop: ${takeoverMs} ms`);
-  }, 60_000);
+  }, 30_000);
+
+  it('prefers an older emulation version: the leader ends its term and the lease moves', async () => {
+    const leader = managers[1];
+    expect((await lease())?.holderIdentity).toBe(leader.identity);
+    const name = 'older-release';
+    const renew = async (create: boolean) => {
+      const body = {
+        apiVersion: 'coordination.orch.io/v1beta1', kind: 'LeaseCandidate', metadata: {name, namespace: 'orch-system'},
+        spec: {leaseName: 'orch-controller-manager', binaryVersion: '0.0.1', emulationVersion: '0.0', strategy: 'OldestEmulationVersion', renewTime: new Date().toISOString()},
+      };
+      if (create) return server.client.post(CANDIDATES, body, {timeoutMs: 2000});
+      const current = await server.client.get(`${CANDIDATES}/${name}`, {timeoutMs: 2000});
+      return server.client.put(`${CANDIDATES}/${name}`, {...body, metadata: current.body.metadata}, {timeoutMs: 2000});
+    };
+    expect((await renew(true)).status).toBe(201);
+    // This candidate answers pings (and keeps fresh) as client-go's LeaseCandidate would.
+    let renewing = true;
+    const renewer = (async () => {
+      while (renewing) {
+        await sleep(500);
+        await renew(false).catch(() => undefined);
+      }
+    })();
+    try {
+      const marked = await until('preferredHolder', async () => ((await lease())?.preferredHolder === name ? true : undefined), 10_000);
+      expect(marked).toBe(true);
+      const exit = await leader.waitForExit(10_000);
+      expect(exit?.code).toBe(1);
+      await until('the older release to hold the lease', async () => ((await lease())?.holderIdentity === name ? true : undefined), 10_000);
+    } finally {
+      renewing = false;
+      await renewer;
+    }
+  }, 30_000);
 });
