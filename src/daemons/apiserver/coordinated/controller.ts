@@ -246,11 +246,17 @@ export class CoordinatedLeaderElection {
           await gc();
         }
         if (!informer.synced || queue.size === 0) {
+          // Woken by an event, the abort, or a short poll until the view is complete.
+          let poll: NodeJS.Timeout | undefined;
+          let onAbort = (): void => undefined;
           await new Promise<void>((resolve) => {
             wake = resolve;
-            const poll = setTimeout(resolve, informer.synced ? 1000 : 50);
-            signal.addEventListener('abort', () => { clearTimeout(poll); resolve(); }, {once: true});
+            onAbort = resolve;
+            poll = setTimeout(resolve, informer.synced ? 1000 : 50);
+            signal.addEventListener('abort', onAbort, {once: true});
           });
+          clearTimeout(poll);
+          signal.removeEventListener('abort', onAbort);
           wake = undefined;
           continue;
         }
