@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Logger } from '../../src/lib/klog.js';
-import { ManualClock, settle } from '../../src/daemons/controller-manager/leader-election/manual-clock.js';
+import { ManualClock, settle } from '../../src/daemons/shared/leader-election/manual-clock.js';
 import {
   ConflictError,
   LeaderElector,
@@ -15,7 +15,7 @@ import {
   type LeaderElectorConfig,
   type LeaseLock,
   type LockedRecord,
-} from '../../src/daemons/controller-manager/leader-election/index.js';
+} from '../../src/daemons/shared/leader-election/index.js';
 
 const S = 1000;
 const T0 = Date.parse('2026-11-22T10:00:00Z');

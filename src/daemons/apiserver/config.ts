@@ -63,6 +63,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'aggregator-reject-forwarding-redirect', 'enable-aggregator-routing', 'proxy-client-cert-file', 'proxy-client-key-file', 'egress-selector-config-file',
   'feature-gates', 'runtime-config', 'emulated-version', 'runtime-config-emulation-forward-compatible', 'min-compatibility-version',
   'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
+  'enable-priority-and-fairness',
   'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size', 'version', 'help',
   'show-hidden-metrics-for-version', 'disabled-metrics', 'allow-metric-labels', 'allow-metric-labels-manifest',

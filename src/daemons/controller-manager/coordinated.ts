@@ -4,7 +4,7 @@
  */
 import {names} from '../../api/names.js';
 import type {VersionInfo} from '../../lib/version.js';
-import type {JsonHttp} from './leader-election/lease-lock.js';
+import type {JsonHttp} from '../shared/leader-election/lease-lock.js';
 
 export async function servesLeaseCandidates(http: JsonHttp): Promise<boolean> {
   const reply = await http.get(`/apis/${names().groups.coordination}/v1beta1`);

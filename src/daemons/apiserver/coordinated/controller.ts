@@ -19,7 +19,7 @@ import {systemClock as restClock} from '../rest/types.js';
 import {resourceKeyPrefix} from '../storage-keys.js';
 import {StoreInformer} from '../store-informer.js';
 import type {Store} from '../storage/store.js';
-import {LeaderElector, ConflictError, leaseSpecToRecord, recordToLeaseSpec, type LeaseLock, type LockedRecord, type LeaderElectionRecord, type LeaseSpec} from '../../controller-manager/leader-election/index.js';
+import {LeaderElector, ConflictError, leaseSpecToRecord, recordToLeaseSpec, type LeaseLock, type LockedRecord, type LeaderElectionRecord, type LeaseSpec} from '../../shared/leader-election/index.js';
 import {klog} from '../../../lib/klog.js';
 import {admissibleCandidates, electionStep, isCandidateExpired, type CandidateView, type LeaseSpecView} from './election.js';
 
