@@ -8,7 +8,7 @@
  */
 import {Box, Text, render} from 'ink';
 import type {ControllerManagerSnapshot} from '../daemons/controller-manager/state.js';
-import type {ElectionState, ElectionStateName} from '../daemons/controller-manager/leader-election/index.js';
+import type {ElectionState, ElectionStateName} from '../daemons/shared/leader-election/index.js';
 import type {ControllerSnapshot} from '../daemons/controller-manager/controllers/types.js';
 import type {NodeLifecycleSnapshot, NodeSnapshot, ZoneSnapshot} from '../daemons/controller-manager/node-lifecycle/controller.js';
 import type {ZoneState} from '../daemons/controller-manager/node-lifecycle/zones.js';

@@ -12,7 +12,7 @@ import {
   LeaderElector,
   LeaseLockError,
   type ElectionOutcome,
-} from '../../src/daemons/controller-manager/leader-election/index.js';
+} from '../../src/daemons/shared/leader-election/index.js';
 
 const LEASES = '/apis/coordination.orch.io/v1/namespaces/orch-system/leases';
 const LEASE = `${LEASES}/orch-controller-manager`;

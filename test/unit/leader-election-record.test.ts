@@ -10,7 +10,7 @@ import {
   serializeRecord,
   type LeaderElectorConfig,
   type LeaseLock,
-} from '../../src/daemons/controller-manager/leader-election/index.js';
+} from '../../src/daemons/shared/leader-election/index.js';
 
 describe('MicroTime', () => {
   it.each([

@@ -2,7 +2,7 @@ import {describe, expect, it} from '@jest/globals';
 import {GREEN, RED, YELLOW, plain, stylesOf} from '../helpers/ink-frames.js';
 import type {ControllerManagerSnapshot} from '../../src/daemons/controller-manager/state.js';
 import type {NodeLifecycleSnapshot} from '../../src/daemons/controller-manager/node-lifecycle/controller.js';
-import type {ElectionState} from '../../src/daemons/controller-manager/leader-election/index.js';
+import type {ElectionState} from '../../src/daemons/shared/leader-election/index.js';
 
 // Colors are part of what this dashboard says (zone and election states), so Ink's chalk must emit
 // them: it reads FORCE_COLOR once, when first loaded, hence the dynamic imports after setting it.

@@ -1,5 +1,5 @@
 /** The controller manager's leader, from its Lease as the API server returns it. Pure. */
-import {leasePath} from '../../daemons/controller-manager/leader-election/lease-lock.js';
+import {leasePath} from '../../daemons/shared/leader-election/lease-lock.js';
 import type {LeaderStatus} from './report.js';
 import {NAME_SET_IDS, nameSet, names, type NameSet} from '../../api/names.js';
 

@@ -44,6 +44,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'service-node-port-range', 'orch-service-node-port', 'endpoint-reconciler-type',
   // The identity lease's peer address (with gate UnknownVersionInteroperabilityProxy); requests are not proxied yet.
   'peer-advertise-ip', 'peer-advertise-port', 'peer-ca-file',
+  // The coordinated leader election controller's own lease (gate CoordinatedLeaderElection).
+  'coordinated-leadership-lease-duration', 'coordinated-leadership-renew-deadline', 'coordinated-leadership-retry-period',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
   'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'storage-media-type', 'storage-backend',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
@@ -61,6 +63,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'aggregator-reject-forwarding-redirect', 'enable-aggregator-routing', 'proxy-client-cert-file', 'proxy-client-key-file', 'egress-selector-config-file',
   'feature-gates', 'runtime-config', 'emulated-version', 'runtime-config-emulation-forward-compatible', 'min-compatibility-version',
   'agent-timeout', 'allow-privileged', 'delete-collection-workers', 'enable-garbage-collector', 'external-hostname', 'permit-address-sharing', 'max-connection-bytes-per-sec', 'lease-reuse-duration-seconds',
+  'enable-priority-and-fairness',
   'cors-allowed-origins', 'profiling', 'contention-profiling', 'debug-socket-path', 'enable-logs-handler', 'tls-curve-preferences',
   'v', 'vmodule', 'logging-format', 'log-flush-frequency', 'log-text-split-stream', 'log-text-info-buffer-size', 'version', 'help',
   'show-hidden-metrics-for-version', 'disabled-metrics', 'allow-metric-labels', 'allow-metric-labels-manifest',
@@ -168,6 +171,11 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     eventTtlMs: ms(values['event-ttl'], 3_600_000),
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     services: servicesConfig(values),
+    coordinatedLeadership: {
+      leaseDurationMs: ms(values['coordinated-leadership-lease-duration'], 15_000),
+      renewDeadlineMs: ms(values['coordinated-leadership-renew-deadline'], 10_000),
+      retryPeriodMs: ms(values['coordinated-leadership-retry-period'], 2_000),
+    },
     peer: {advertiseIp: str(values['peer-advertise-ip']), advertisePort: str(values['peer-advertise-port']), caFile: str(values['peer-ca-file'])},
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),

@@ -3,7 +3,7 @@
  * (leader election changes, controller snapshots, node lifecycle passes), read through a
  * throttled StateEmitter (src/ui/state-emitter.ts).
  */
-import type {ElectionState} from './leader-election/index.js';
+import type {ElectionState} from '../shared/leader-election/index.js';
 import type {ControllerSnapshot} from './controllers/types.js';
 import type {NodeLifecycleSnapshot} from './node-lifecycle/index.js';
 

@@ -6,7 +6,7 @@
 import { names } from '../../../api/names.js';
 import { ApiStatusError } from '../../../client/errors.js';
 import type { RestClient } from '../../../client/rest-client.js';
-import { leaseApiVersion } from '../../controller-manager/leader-election/lease-lock.js';
+import { leaseApiVersion } from '../../shared/leader-election/lease-lock.js';
 import type { LeaseObject, NodeObject } from './types.js';
 
 export { leaseApiVersion };

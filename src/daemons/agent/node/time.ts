@@ -4,4 +4,4 @@ export function formatRfc3339(epochMs: number): string {
   return new Date(Math.floor(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-export { formatMicroTime } from '../../controller-manager/leader-election/record.js';
+export { formatMicroTime } from '../../shared/leader-election/record.js';

@@ -1,4 +1,4 @@
-/** Lease-based leader election for the controller manager (client-go semantics). */
+/** Lease-based leader election (client-go semantics): the controller manager's, and the API server's coordinated leader election controller. */
 export { LeaderElector, type ElectionOutcome, type ElectionState, type ElectionStateName } from './elector.js';
 export {
   DEFAULT_LEASE_DURATION_MS,
