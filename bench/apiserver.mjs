@@ -18,7 +18,11 @@
 // All load comes from 32 concurrent clients over HTTP/1.1 keep-alive with the admin client certificate.
 // Run with `npm run build` first (the server is the built CLI). Environment: ROUNDS (3), ROUND_SECONDS (1),
 // ENGINES (sqlite,etcd), CLIENTS (32), SERVER_NODE_OPTIONS (node flags for the server process), CASES
-// (get,list,patch,validation,apply,rbac,token,audit,encryption,admission,media: a subset, e.g. to profile one case).
+// (get,list,patch,validation,apply,rbac,token,audit,encryption,admission,media,apf: a subset, e.g. to profile one case).
+// - Priority and fairness (case `apf`): GET and create rates of a user (a bearer token; global-default,
+//   a queuing level, not the administrator's exempt one) with --enable-priority-and-fairness on (the
+//   default), as ratios to a server run with it off (max-in-flight) in the same run. Target: >= 0.9x.
+//   APF_NOISE_FLOOR=1 runs both servers with it off: the ratios then show the machine's noise alone.
 // - Admission (case `admission`): pod creates per second with the default admission plugins, and with
 //   the default set plus one validating webhook (a small HTTPS server on loopback allowing everything)
 //   and one ValidatingAdmissionPolicy with its binding, as ratios to a server run with
@@ -44,7 +48,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLIENTS = Number(process.env.CLIENTS ?? 32);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,etcd').split(',');
 const LIST_SIZE = 1000;
-const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token,audit,encryption,admission,media').split(','));
+const CASES = new Set((process.env.CASES ?? 'get,list,patch,validation,apply,rbac,token,audit,encryption,admission,media,apf').split(','));
 const PODS = '/api/v1/namespaces/default/pods';
 
 // --- the bare server, run as a child process of this script (`node bench/apiserver.mjs bare <pki> <port>`) ---
@@ -113,6 +117,7 @@ async function main() {
       if (CASES.has('encryption')) results.push(...(await benchEncryption(engine, engine === 'etcd' ? etcd.endpoint : undefined, lib)));
       if (CASES.has('media')) results.push(...(await benchMediaType(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
       if (CASES.has('admission')) results.push(...(await benchAdmission(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
+      if (CASES.has('apf')) results.push(...(await benchApf(engine, engine === 'etcd' ? etcd.endpoint : undefined)));
     }
   } finally {
     await etcd?.stop();
@@ -522,6 +527,37 @@ async function benchAudit(engine, etcdEndpoint) {
       row(engine, 'create, audit Metadata', createOn, 'no audit', createOff, 0.8),
       ...(createOn.cpuPerRequest ? [cpuRow('  CPU, GET audit/none', getOn, getOff), cpuRow('  CPU, create audit/none', createOn, createOff)] : []),
     ];
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+}
+
+/**
+ * Priority and fairness (case `apf`): a user's GETs and creates (classified, queued in global-default)
+ * with priority and fairness on, as ratios to a server with it off (the max-in-flight filter). Target: >= 0.9x.
+ */
+async function benchApf(engine, etcdEndpoint) {
+  const tokens = (dataDir) => {
+    writeFileSync(join(dataDir, 'tokens.csv'), 'bench-token,bench-user,1\n');
+    return ['--token-auth-file', join(dataDir, 'tokens.csv')];
+  };
+  const offArgs = (dataDir) => [...tokens(dataDir), '--enable-priority-and-fairness=false'];
+  const on = await startOrch(engine, etcdEndpoint, {}, process.env.APF_NOISE_FLOOR ? offArgs : tokens);
+  const off = await startOrch(engine, etcdEndpoint, {}, offArgs);
+  try {
+    const CM = '/api/v1/namespaces/default/configmaps';
+    const asUser = {authorization: 'Bearer bench-token'};
+    for (const server of [on, off]) {
+      const r = await server.orch('POST', CM, JSON.stringify({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'read-me'}, data: {a: 'b'}}), 'application/json', asUser);
+      if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body}`);
+    }
+    const get = (server) => () => server.orch('GET', `${CM}/read-me`, undefined, undefined, asUser);
+    const [getOn, getOff] = await interleaved(get(on), get(off));
+    let n = 0;
+    const create = (server) => () => server.orch('POST', CM, JSON.stringify({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: `c-${n++}`}, data: {a: 'b'}}), 'application/json', asUser);
+    const [createOn, createOff] = await interleaved(create(on), create(off));
+    return [row(engine, 'GET, priority and fairness', getOn, 'max-in-flight', getOff, 0.9), row(engine, 'create, priority and fairness', createOn, 'max-in-flight', createOff, 0.9)];
   } finally {
     await on.stop();
     await off.stop();

@@ -124,6 +124,8 @@ export interface NameSet {
     serviceAccountName: string;
     serviceAccountUid: string;
     rbacAutoupdate: string;
+    /** Whether the API server keeps a suggested FlowSchema or PriorityLevelConfiguration's spec (`apf.kubernetes.io/autoupdate-spec`). */
+    apfAutoupdateSpec: string;
     deploymentRevision: string;
     deploymentRevisionHistory: string;
     deploymentDesiredReplicas: string;
@@ -286,6 +288,7 @@ function build(id: NameSetId): NameSet {
       serviceAccountName: `${labelDomain}/service-account.name`,
       serviceAccountUid: `${labelDomain}/service-account.uid`,
       rbacAutoupdate: g('rbac.authorization.kubernetes.io/autoupdate', 'rbac.orch.io/autoupdate'),
+      apfAutoupdateSpec: g('apf.kubernetes.io/autoupdate-spec', 'apf.orch.io/autoupdate-spec'),
       deploymentRevision: `deployment.${labelDomain}/revision`,
       deploymentRevisionHistory: `deployment.${labelDomain}/revision-history`,
       deploymentDesiredReplicas: `deployment.${labelDomain}/desired-replicas`,

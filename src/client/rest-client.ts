@@ -139,6 +139,11 @@ async function readBody(response: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** What an aborted request fails with: Node's own AbortError, its cause the signal's reason. */
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', {cause: signal.reason}), {name: 'AbortError', code: 'ABORT_ERR'});
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -200,7 +205,19 @@ export class RestClient {
     }
     const request = this.secure ? httpsRequest : httpRequest;
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = request(url, {method: o.method, headers, agent: this.agent, signal}, resolve);
+      // Aborted by hand rather than through http.request's `signal`: an abort that comes once the
+      // response is complete (a watch closed after its last event, as a reflector does on an ERROR
+      // event) found the socket already handed back to the keep-alive agent, without the request's
+      // error listener, and its 'error' killed the process (the fleet, after an API server restart).
+      // A complete response has nothing left to abort: its socket is no longer this request's.
+      if (signal?.aborted) return reject(this.connectionError(o.method, url, abortError(signal), signal));
+      let response: IncomingMessage | undefined;
+      const req = request(url, {method: o.method, headers, agent: this.agent}, (res) => resolve((response = res)));
+      const onAbort = () => {
+        if (!response?.complete) req.destroy(abortError(signal!));
+      };
+      signal?.addEventListener('abort', onAbort, {once: true});
+      req.once('close', () => signal?.removeEventListener('abort', onAbort));
       req.on('error', (error) => reject(this.connectionError(o.method, url, error, signal)));
       req.end(payload);
     });

@@ -831,7 +831,7 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'enable-priority-and-fairness', type: 'bool', seedType: 'bool', seedDefault: 'true', default: 'true',
     help: 'Queue requests by priority and fairness instead of a flat in-flight cap.', section: LIMITS,
-    implemented: false,
+    implemented: true,
   },
   {
     name: 'request-timeout', type: 'duration', seedType: 'duration', seedDefault: '1m0s', default: '1m0s',

@@ -26,6 +26,11 @@ export const fleetOptions: OptionTable = [
     section: FLEET, implemented: true,
   },
   {
+    name: 'complete-pods-after', type: 'duration', seedType: 'duration', seedDefault: '10s', default: '10s', orchOnly: true,
+    help: 'Pods with restartPolicy Never or OnFailure (a Job\'s) succeed this long after they started, so that Jobs finish; 0 keeps them running until deleted. A pod\'s spec.activeDeadlineSeconds, when sooner, fails it with DeadlineExceeded (any restartPolicy).',
+    section: FLEET, implemented: true,
+  },
+  {
     name: 'workers', type: 'int', seedType: 'int', seedDefault: '32', default: '32', min: 1, max: 1024, orchOnly: true,
     help: 'API calls for registration, node status and pods in flight at once (lease renewals run on their own timers).',
     section: FLEET, implemented: true,

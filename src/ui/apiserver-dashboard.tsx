@@ -135,6 +135,7 @@ function Requests({s, rates}: {s: ApiServerSnapshot; rates: number[]}) {
       <KeyValue label="In flight">
         {r.inFlightReadOnly} read-only  {r.inFlightMutating} mutating
       </KeyValue>
+      {s.priorityLevels ? <PriorityLevels levels={s.priorityLevels} /> : null}
       <KeyValue label="Latency">
         <Text dimColor>p50</Text> {formatMs(r.latencyMs.p50)}  <Text dimColor>p99</Text> {formatMs(r.latencyMs.p99)}
       </KeyValue>
@@ -142,6 +143,27 @@ function Requests({s, rates}: {s: ApiServerSnapshot; rates: number[]}) {
         <Codes byCode={r.byCode} />
       </KeyValue>
     </Box>
+  );
+}
+
+/**
+ * Priority and fairness: the busy levels' seats in use of their nominal limit and queued requests
+ * (the exempt level counts requests; it has no limit); idle levels are only counted.
+ */
+function PriorityLevels({levels}: {levels: NonNullable<ApiServerSnapshot['priorityLevels']>}) {
+  const busy = levels.filter((l) => l.seatsInUse > 0 || l.queued > 0);
+  const idle = levels.length - busy.length;
+  return (
+    <KeyValue label="Priority">
+      {busy.map((l, i) => (
+        <Text key={l.name}>
+          {i > 0 ? <Text dimColor> · </Text> : null}
+          {l.name} {l.exempt ? `${l.seatsInUse}` : `${l.seatsInUse}/${l.limit}`}
+          {l.queued > 0 ? <Text color="yellow"> {l.queued} queued</Text> : null}
+        </Text>
+      ))}
+      {idle > 0 ? <Text dimColor>{busy.length > 0 ? ' · ' : ''}{idle} idle</Text> : null}
+    </KeyValue>
   );
 }
 

@@ -39,7 +39,7 @@ describe('orch options', () => {
     expect(report.implemented).toBe(report.options.filter((o: {implemented: boolean}) => o.implemented).length);
     const port = report.options.find((o: {name: string}) => o.name === 'secure-port');
     expect(port).toMatchObject({type: 'int', default: '6443', seedDefault: '6443', implemented: true});
-    expect(report.options.find((o: {name: string}) => o.name === 'enable-priority-and-fairness')).toMatchObject({implemented: false});
+    expect(report.options.find((o: {name: string}) => o.name === 'enable-priority-and-fairness')).toMatchObject({type: 'bool', default: 'true', implemented: true});
   });
   it('prints a table with the count last', () => {
     const r = runOrch(['options', 'patch']);

@@ -25,6 +25,7 @@ const NODES = 50;
 const LEASE_SECONDS = 2; // renewed every 500 ms
 const RENEW_MS = (LEASE_SECONDS * 1000) / 4;
 const GRACE_MS = 4000;
+const COMPLETE_MS = 1500; // --complete-pods-after
 
 let server: ServerProcess;
 let client: RestClient;
@@ -75,8 +76,9 @@ async function createPod(name: string, nodeName: string, extra: {labels?: Record
 beforeAll(async () => {
   server = await startApiServerProcess({engine: 'sqlite'});
   client = new RestClient({config: await resolveClientConfig({orchconfig: server.orchconfigPath})});
-  const {settings, failPods} = fleetSettings(
+  const {settings, failPods, completeAfterMs} = fleetSettings(
     optionValues({
+      'complete-pods-after': `${COMPLETE_MS}ms`,
       nodes: String(NODES),
       name: 'sim',
       'node-lease-duration-seconds': String(LEASE_SECONDS),
@@ -86,7 +88,7 @@ beforeAll(async () => {
     }),
     '1.32.0',
   );
-  fleet = new Fleet({client, settings, failPods, workers: 16});
+  fleet = new Fleet({client, settings, failPods, completeAfterMs, workers: 16});
   await fleet.start();
   nodeWatch = timedWatch(server.client, '/api/v1/nodes?watch=1');
 }, 60_000);
@@ -172,6 +174,59 @@ describe('orch fleet: simulated nodes against the API server', () => {
     expect((await server.client.get(podPath('elsewhere'))).body.status?.phase).toBe('Pending');
   });
 
+  it('a Job finishes: its pods (restartPolicy Never) succeed --complete-pods-after from their start', async () => {
+    const jobs = await startControllerManager({name: 'jobs', orchconfigPath: server.orchconfigPath, args: ['--controllers=job']});
+    try {
+      const r = await server.client.post('/apis/batch/v1/namespaces/default/jobs', {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: {name: 'batch'},
+        spec: {
+          completions: 3,
+          parallelism: 3,
+          template: {spec: {nodeName: 'sim-11', restartPolicy: 'Never', containers: [{name: 'work', image: 'busybox:1.36'}]}},
+        },
+      });
+      expect(r.status).toBe(201);
+      const job = await until('Job batch Complete', async () => {
+        const j = (await server.client.get('/apis/batch/v1/namespaces/default/jobs/batch')).body;
+        return j.status?.conditions?.some((c: any) => c.type === 'Complete' && c.status === 'True') ? j : undefined;
+      }, 30_000);
+      expect(job.status.succeeded).toBe(3);
+      const pods = (await server.client.get(`/api/v1/namespaces/default/pods?labelSelector=${encodeURIComponent('job-name=batch')}`)).body.items;
+      expect(pods).toHaveLength(3);
+      for (const pod of pods) {
+        expect(pod.status.phase).toBe('Succeeded');
+        expect(pod.status.containerStatuses[0].state.terminated).toMatchObject({exitCode: 0, reason: 'Completed'});
+        expect(pod.status.conditions.find((c: any) => c.type === 'Ready')).toMatchObject({status: 'False', reason: 'PodCompleted'});
+        const ran = Date.parse(pod.status.containerStatuses[0].state.terminated.finishedAt) - Date.parse(pod.status.startTime);
+        // RFC 3339 seconds: the run time shows within a second of COMPLETE_MS.
+        expect(ran).toBeGreaterThanOrEqual(COMPLETE_MS - 1000);
+        expect(ran).toBeLessThanOrEqual(COMPLETE_MS + 3000);
+      }
+    } finally {
+      await jobs.stop();
+    }
+  }, 60_000);
+
+  it('fails a pod past its activeDeadlineSeconds with DeadlineExceeded; a pod that restarts Always keeps running', async () => {
+    const r = await server.client.post('/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name: 'deadline'},
+      spec: {nodeName: 'sim-12', activeDeadlineSeconds: 1, containers: [{name: 'app', image: 'nginx:1.27'}]},
+    });
+    expect(r.status).toBe(201);
+    await createPod('forever', 'sim-12');
+    const failed = await until('deadline Failed', async () => {
+      const pod = (await server.client.get(podPath('deadline'))).body;
+      return pod.status?.phase === 'Failed' ? pod : undefined;
+    });
+    expect(failed.status).toMatchObject({reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline'});
+    await sleep(COMPLETE_MS + 500);
+    expect((await server.client.get(podPath('forever'))).body.status.phase).toBe('Running');
+  });
+
   it('deletes a pod object only once its grace period is over', async () => {
     await createPod('graceful', 'sim-9', {grace: 2});
     await until('graceful Running', async () => (await server.client.get(podPath('graceful'))).body.status?.phase === 'Running' || undefined);
@@ -251,6 +306,8 @@ describe('orch fleet: simulated nodes against the API server', () => {
   it('rejects bad options with the option named', () => {
     expect(() => fleetSettings(optionValues({name: 'Bad_Name'}), '1.32.0')).toThrow(/--name=Bad_Name/);
     expect(() => fleetSettings(optionValues({'fail-pods-matching': 'app in (('}), '1.32.0')).toThrow(/--fail-pods-matching=app in \(\(/);
+    expect(fleetSettings(optionValues({'complete-pods-after': '0s'}), '1.32.0').completeAfterMs).toBeUndefined();
+    expect(fleetSettings(optionValues({}), '1.32.0').completeAfterMs).toBe(10_000);
     expect(parseLabelSelector('app=flaky')).toHaveLength(1);
   });
 });

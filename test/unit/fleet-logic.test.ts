@@ -1,7 +1,7 @@
 /** `orch fleet`'s pure decisions: node names and addresses, requested health, when to post status, the spread, and what to do with a pod. */
 import {describe, expect, it} from '@jest/globals';
 import {names} from '../../src/api/names.js';
-import {decidePod, podStatus, type FleetPod} from '../../src/daemons/fleet/pods.js';
+import {decidePod, podStatus, slimPod, type FleetPod} from '../../src/daemons/fleet/pods.js';
 import {fleetNode, nodeConditions, nodeIndex, nodeIP, podIP, requestedHealth, spreadOffset, statusPostDue, type FleetSettings} from '../../src/daemons/fleet/nodes.js';
 
 const settings: FleetSettings = {
@@ -106,6 +106,36 @@ describe('fleet pods', () => {
     expect(decidePod(pod({deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30}, {phase: 'Failed'}), false)).toEqual({kind: 'delete', afterMs: 0});
   });
 
+  it('ends a running pod: restartPolicy Never/OnFailure after the run time, any pod at its active deadline', () => {
+    const started = '2026-01-01T00:00:00Z';
+    const running = (spec: Record<string, unknown>) => {
+      const base = {...pod(), spec: {...pod().spec, ...spec}};
+      return {...base, status: podStatus(base, 'Running', {now: T0, hostIP: '10.0.0.2', podIP: '10.128.1.1'}).status as FleetPod['status']};
+    };
+    const at = (ms: number) => ({now: T0 + ms, completeAfterMs: 10_000});
+    expect(running({}).status?.startTime).toBe(started);
+    // Always (the default): runs until deleted, without a deadline.
+    expect(decidePod(running({}), false, at(3000))).toEqual({kind: 'none'});
+    expect(decidePod(running({restartPolicy: 'Never'}), false, at(3000))).toEqual({kind: 'finish', phase: 'Succeeded', afterMs: 7000});
+    expect(decidePod(running({restartPolicy: 'OnFailure'}), false, at(12_000))).toEqual({kind: 'finish', phase: 'Succeeded', afterMs: 0});
+    // Without a run time (--complete-pods-after=0) such pods run on.
+    expect(decidePod(running({restartPolicy: 'Never'}), false, {now: T0})).toEqual({kind: 'none'});
+    // The deadline, when sooner, fails the pod whatever its restart policy.
+    expect(decidePod(running({activeDeadlineSeconds: 5}), false, at(1000))).toEqual({kind: 'finish', phase: 'Failed', reason: 'DeadlineExceeded', afterMs: 4000});
+    expect(decidePod(running({restartPolicy: 'Never', activeDeadlineSeconds: 30}), false, at(1000))).toEqual({kind: 'finish', phase: 'Succeeded', afterMs: 9000});
+  });
+
+  it('posts Succeeded with completed containers, and DeadlineExceeded as the kubelet words it', () => {
+    const base = pod({}, {phase: 'Running', podIP: '10.128.1.9', startTime: '2025-12-31T23:59:50Z'});
+    const done = podStatus(base, 'Succeeded', {now: T0, hostIP: '10.0.0.2', podIP: '10.128.1.1'}).status;
+    expect(done).toMatchObject({phase: 'Succeeded', podIP: '10.128.1.9'});
+    expect(done.reason).toBeUndefined();
+    expect((done.conditions as {type: string}[]).find((c) => c.type === 'Ready')).toMatchObject({status: 'False', reason: 'PodCompleted'});
+    expect((done.containerStatuses as {state: {terminated: unknown}}[])[0]!.state.terminated).toMatchObject({exitCode: 0, reason: 'Completed', finishedAt: '2026-01-01T00:00:00Z'});
+    const late = podStatus(base, 'Failed', {now: T0, hostIP: '10.0.0.2', podIP: '10.128.1.1', reason: 'DeadlineExceeded'}).status;
+    expect(late).toMatchObject({phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline'});
+  });
+
   it('posts a Running status as the agent would, keeping conditions it does not own', () => {
     const scheduled = {type: 'PodScheduled', status: 'True', lastTransitionTime: '2025-12-31T23:59:59Z'};
     const {status} = podStatus(pod({}, {phase: 'Pending', conditions: [scheduled]}), 'Running', {now: T0, hostIP: '10.0.0.2', podIP: '10.128.1.1'});
@@ -122,5 +152,27 @@ describe('fleet pods', () => {
     const [container] = status.containerStatuses as {state: {terminated: Record<string, unknown>}; ready: boolean}[];
     expect(container!.ready).toBe(false);
     expect(container!.state.terminated).toMatchObject({exitCode: 1, reason: 'Error', startedAt: '2025-12-31T00:00:00Z', finishedAt: '2026-01-01T00:00:00Z'});
+  });
+});
+
+describe('fleet pod transform', () => {
+  const whole = (nodeName: string): FleetPod => ({
+    metadata: {name: 'p', namespace: 'ns', uid: 'u', resourceVersion: '42', labels: {app: 'a'}, managedFields: [{manager: 'x'}], annotations: {big: 'x'.repeat(1000)}},
+    spec: {nodeName, restartPolicy: 'Never', activeDeadlineSeconds: 9, containers: [{name: 'c', image: 'i', env: [{name: 'A', value: 'B'}]} as never], volumes: [{name: 'v'}]},
+    status: {phase: 'Running', podIP: '1.2.3.4', startTime: 's', conditions: [{type: 'Ready', status: 'True'}], qosClass: 'BestEffort'},
+  });
+  const ours = (n: string) => n.startsWith('sim-');
+
+  it('keeps what the fleet reads of its own pods, and the resourceVersion', () => {
+    expect(slimPod(whole('sim-1'), ours)).toEqual({
+      metadata: {name: 'p', namespace: 'ns', uid: 'u', resourceVersion: '42', labels: {app: 'a'}, deletionTimestamp: undefined, deletionGracePeriodSeconds: undefined},
+      spec: {nodeName: 'sim-1', restartPolicy: 'Never', activeDeadlineSeconds: 9, containers: [{name: 'c', image: 'i'}], initContainers: undefined},
+      status: {phase: 'Running', podIP: '1.2.3.4', startTime: 's', conditions: [{type: 'Ready', status: 'True'}]},
+    });
+  });
+
+  it('keeps only name, namespace and node of other pods', () => {
+    expect(slimPod(whole('elsewhere'), ours)).toEqual({metadata: {name: 'p', namespace: 'ns', resourceVersion: '42'}, spec: {nodeName: 'elsewhere'}});
+    expect(JSON.stringify(slimPod(whole('sim-1'), ours)).length).toBeLessThan(JSON.stringify(whole('sim-1')).length / 3);
   });
 });

@@ -8,6 +8,7 @@ import { ExponentialBackoff, REFLECTOR_BACKOFF } from '../../src/client/informer
 import { FakeClock } from '../../src/client/informers/clock.js';
 import { StatusError } from '../../src/client/informers/errors.js';
 import { FakeListWatcher } from '../../src/client/informers/fake-list-watcher.js';
+import { Reflector } from '../../src/client/informers/reflector.js';
 import { SharedIndexInformer, type EventHandler } from '../../src/client/informers/informer.js';
 import { randomResyncPeriod, watchTimeoutSeconds } from '../../src/client/informers/jitter.js';
 import { DeletedFinalStateUnknown } from '../../src/client/informers/store.js';
@@ -284,5 +285,36 @@ describe('SharedIndexInformer', () => {
     const stopped = informer.waitForSync();
     void informer.stop();
     expect(await stopped).toBe(false);
+  });
+});
+
+describe('Reflector transform', () => {
+  it('trims each object as it arrives, page by page and event by event; bookmarks still move the version on', async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListWatcher<Unstructured>();
+    const seen: unknown[] = [];
+    const store = {
+      replace: (items: Unstructured[]) => void seen.push(['replace', items]),
+      add: (o: Unstructured) => void seen.push(['add', o]),
+      update: (o: Unstructured) => void seen.push(['update', o]),
+      delete: (o: Unstructured) => void seen.push(['delete', o]),
+      resync: () => undefined,
+    };
+    const slim = (o: Unstructured): Unstructured => ({ metadata: { name: o.metadata?.name, resourceVersion: o.metadata?.resourceVersion } } as Unstructured);
+    const reflector = new Reflector<Unstructured>({ listWatcher: lw, store, clock, random: () => 0, logger: quiet, transform: slim });
+    const big = { spec: { containers: [{ name: 'c' }] } };
+    lw.onList = (o) => (o.continue ? { items: [pod('b', '7', big)], resourceVersion: '9' } : { items: [pod('a', '5', big)], resourceVersion: '9', continue: 'next' });
+    reflector.run();
+    await flush();
+    lw.lastWatch!.send({ type: 'ADDED', object: pod('c', '10', big) });
+    lw.lastWatch!.send({ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '12' } } });
+    lw.lastWatch!.end();
+    await flush();
+    expect(seen).toEqual([
+      ['replace', [{ metadata: { name: 'a', resourceVersion: '5' } }, { metadata: { name: 'b', resourceVersion: '7' } }]],
+      ['add', { metadata: { name: 'c', resourceVersion: '10' } }],
+    ]);
+    expect(lw.watches.map((w) => w.options.resourceVersion)).toEqual(['9', '12']);
+    await reflector.stop();
   });
 });

@@ -72,6 +72,29 @@ describe('the apiserver dashboard', () => {
     unmount();
   });
 
+  it("shows priority and fairness's busy levels: seats in use of their limit and queued requests", async () => {
+    const idle = {exempt: false, seatsInUse: 0, queued: 0};
+    const {frame, emitter, clock, unmount} = mount(snapshot({priorityLevels: [
+      {name: 'catch-all', limit: 13, ...idle},
+      {name: 'exempt', exempt: true, seatsInUse: 2, limit: 0, queued: 0},
+      {name: 'global-default', exempt: false, seatsInUse: 49, limit: 49, queued: 7},
+      {name: 'workload-low', limit: 245, ...idle},
+    ]}));
+    await tick();
+    expect(lineWith(frame(), 'Priority')).toMatch(/exempt 2 · global-default 49\/49 7 queued · 2 idle/);
+    emitter.update(snapshot({priorityLevels: [{name: 'global-default', exempt: false, seatsInUse: 3, limit: 49, queued: 0}]}));
+    await clock.advance(1000);
+    await tick();
+    expect(lineWith(frame(), 'Priority')).toMatch(/Priority +global-default 3\/49 +│/);
+    unmount();
+  });
+
+  it('has no priority line when priority and fairness is off', () => {
+    const {frame, unmount} = mount(snapshot());
+    expect(lineWith(frame(), 'Priority')).toBe('');
+    unmount();
+  });
+
   it('shows the header, the store, requests and the busiest watches', () => {
     const {frame, unmount} = mount(snapshot());
     const f = frame();

@@ -39,6 +39,12 @@ export interface ReflectorOptions<T> {
   fieldSelector?: string;
   /** List page size (client-go's pager: 500); 0 lists in one request. */
   pageSize?: number;
+  /**
+   * Applied to each object as it arrives, page by page and event by event, before the store sees
+   * it (client-go's TransformFunc): a consumer keeping a few fields of many objects drops the rest
+   * at once, so a relist holds the trimmed objects, not every page of whole ones.
+   */
+  transform?: (object: T) => T;
   /** 0 (the default) never resyncs. */
   resyncPeriodMs?: number;
   backoff?: Partial<BackoffOptions>;
@@ -198,7 +204,8 @@ export class Reflector<T extends ApiObject> {
       const answered = await this.unlessStopped(request);
       if (!answered) return { items: [], resourceVersion: '' };
       page = answered;
-      items.push(...page.items);
+      const transform = this.options.transform;
+      for (const item of page.items) items.push(transform ? transform(item) : item);
       token = page.continue;
     } while (token);
     return { items, resourceVersion: page.resourceVersion };
@@ -266,7 +273,7 @@ export class Reflector<T extends ApiObject> {
   /** Applies one watch event to the store; an ERROR event throws its Status. */
   private apply(event: WatchEvent<T>): void {
     if (event.type === 'ERROR') throw new StatusError(event.object ?? {});
-    const object = event.object;
+    const object = event.object && this.options.transform && event.type !== 'BOOKMARK' ? this.options.transform(event.object) : event.object;
     switch (event.type) {
       case 'ADDED':
         this.options.store.add(object);

@@ -18,7 +18,7 @@ const log = klog('cmd/fleet.ts');
 const PROGRESS_EVERY_MS = 10_000;
 
 /** The fleet's settings from the option values; throws UserError naming the option at fault. */
-export function fleetSettings(v: Readonly<Record<string, unknown>>, version: string): {settings: FleetSettings; failPods?: LabelRequirement[]} {
+export function fleetSettings(v: Readonly<Record<string, unknown>>, version: string): {settings: FleetSettings; failPods?: LabelRequirement[]; completeAfterMs?: number} {
   const name = v.name as string;
   // The name is a node-name prefix and a label value: both must stay valid with `-<index>` appended.
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 50) {
@@ -36,7 +36,11 @@ export function fleetSettings(v: Readonly<Record<string, unknown>>, version: str
   }
   const updateMs = (v['node-status-update-frequency'] as DurationValue).ms;
   if (updateMs <= 0) throw new UserError(`--node-status-update-frequency=${(v['node-status-update-frequency'] as DurationValue).text}: must be greater than 0`);
+  // 0: pods that run to completion run until deleted, as before this option.
+  const completeMs = (v['complete-pods-after'] as DurationValue).ms;
+  if (completeMs < 0) throw new UserError(`--complete-pods-after=${(v['complete-pods-after'] as DurationValue).text}: must not be negative`);
   return {
+    completeAfterMs: completeMs > 0 ? completeMs : undefined,
     settings: {
       name,
       prefix: name,
@@ -55,7 +59,7 @@ export function fleetSettings(v: Readonly<Record<string, unknown>>, version: str
 
 export async function runFleet(v: Readonly<Record<string, unknown>>): Promise<void> {
   const version = reportedVersion(versionInfo()).gitVersion.replace(/^v/, '');
-  const {settings, failPods} = fleetSettings(v, version);
+  const {settings, failPods, completeAfterMs} = fleetSettings(v, version);
   const client = new RestClient({
     config: await resolveClientConfig({orchconfig: v.orchconfig as string | undefined}),
     qps: v.qps as number,
@@ -64,7 +68,7 @@ export async function runFleet(v: Readonly<Record<string, unknown>>): Promise<vo
     // Thousands of lease loops share these: a slow server sees a queue, not thousands of connections.
     maxSockets: 2 * (v.workers as number) + 2,
   });
-  const fleet = new Fleet({client, settings, failPods, workers: v.workers as number, log: (m) => log.info(m)});
+  const fleet = new Fleet({client, settings, failPods, completeAfterMs, workers: v.workers as number, log: (m) => log.info(m)});
   log.info('Registering nodes', 'count', settings.nodes, 'name', settings.name);
   const started = Date.now();
   const stopping = new Promise<void>((resolve) => {
@@ -76,7 +80,7 @@ export async function runFleet(v: Readonly<Record<string, unknown>>): Promise<vo
   log.info('Nodes registered', 'registered', s.registered, 'seconds', ((Date.now() - started) / 1000).toFixed(1));
   const progress = setInterval(() => {
     const c = fleet.snapshot();
-    log.info('Fleet', 'nodes', c.registered, 'leaseRenewals', c.leaseRenewals, 'statusPosts', c.statusPosts, 'podsRunning', c.podsRunning, 'podsFailed', c.podsFailed, 'podsDeleted', c.podsDeleted, 'errors', c.errors, 'lastError', c.lastError ?? '');
+    log.info('Fleet', 'nodes', c.registered, 'leaseRenewals', c.leaseRenewals, 'statusPosts', c.statusPosts, 'podsRunning', c.podsRunning, 'podsFailed', c.podsFailed, 'podsSucceeded', c.podsSucceeded, 'podsDeleted', c.podsDeleted, 'errors', c.errors, 'lastError', c.lastError ?? '');
   }, PROGRESS_EVERY_MS);
   await stopping;
   clearInterval(progress);

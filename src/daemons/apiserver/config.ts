@@ -154,6 +154,7 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     authorizationWebhookUnauthorizedTtlMs: ms(values['authorization-webhook-cache-unauthorized-ttl'], 30_000),
     maxRequestsInflight: (values['max-requests-inflight'] as number) ?? 400,
     maxMutatingRequestsInflight: (values['max-mutating-requests-inflight'] as number) ?? 200,
+    enablePriorityAndFairness: values['enable-priority-and-fairness'] !== false,
     requestTimeoutMs: ms(values['request-timeout'], 60_000),
     minRequestTimeoutSeconds: (values['min-request-timeout'] as number) ?? 1800,
     goawayChance: (values['goaway-chance'] as number) ?? 0,

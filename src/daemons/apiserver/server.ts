@@ -88,6 +88,7 @@ import {connectOptions} from './pod-streams.js';
 import {systemClock as systemRestClock, type RequestContext} from './rest/types.js';
 import {klog} from '../../lib/klog.js';
 import type {VersionInfo} from '../../lib/version.js';
+import {createPriorityAndFairness, DEBUG_PREFIX as APF_DEBUG_PREFIX, type PriorityAndFairness} from './filters/flowcontrol/index.js';
 import {startDebugRoutes, type DebugRoutes} from './debug/index.js';
 import {listenOptions} from '../shared/serving/listen-options.js';
 import type {FeatureGates} from '../../api/feature-gates.js';
@@ -154,6 +155,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   authorizationConfigReloadIntervalMs?: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** --enable-priority-and-fairness (default true): replaces the max-in-flight filter. */
+  enablePriorityAndFairness?: boolean;
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
   goawayChance: number;
@@ -254,6 +257,7 @@ export class ApiServer {
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
+  private apf?: PriorityAndFairness;
   private metrics?: ApiServerMetrics;
   private tracing?: ApiServerTracing;
   private stopMetricPolling?: () => void;
@@ -326,7 +330,7 @@ export class ApiServer {
       : undefined;
     const encryption = this.encryption;
     // Metrics first: a bad metric option stops the start; every engine request is timed (after encryption, as upstream times etcd).
-    const metrics = (this.metrics = await createApiServerMetrics({values: c.metrics ?? {}, inFlight: () => this.inFlight?.inFlight ?? {readOnly: 0, mutating: 0}, resolveKey: keyResolver(c.keyPrefix), health: this.registry}));
+    const metrics = (this.metrics = await createApiServerMetrics({values: c.metrics ?? {}, inFlight: () => this.apf?.gate.executing ?? this.inFlight?.inFlight ?? {readOnly: 0, mutating: 0}, resolveKey: keyResolver(c.keyPrefix), health: this.registry}));
     // A bad tracing file stops the start too; the tracing code loads only when it is given.
     const tracing = (this.tracing = c.tracingConfigFile ? await startTracing(c.tracingConfigFile) : undefined);
     const resolveKey = keyResolver(c.keyPrefix);
@@ -437,6 +441,17 @@ export class ApiServer {
     this.admission = await this.admissionChain(this.api);
     this.api.setAdmission(this.admission);
 
+    if (c.enablePriorityAndFairness !== false) {
+      const caches = this.storage.caches;
+      this.apf = createPriorityAndFairness({
+        store, keyPrefix: c.keyPrefix, serverConcurrency: c.maxRequestsInflight + c.maxMutatingRequestsInflight, clock: systemClock,
+        objectCount: (prefix) => caches.map((cache) => cache.objectCount(prefix)).find((n) => n !== undefined),
+        log: (message, ...kv) => log.v(2).info(message, ...kv),
+        // The apiserver_flowcontrol_* metrics are served at /metrics with the others.
+        registry: this.metrics?.registry.registry,
+      });
+      this.apf.start();
+    }
     this.installHealthChecks();
     const d = c.debug ?? {profiling: true, contentionProfiling: false, logsHandler: false};
     this.debug = await startDebugRoutes({
@@ -674,7 +689,8 @@ export class ApiServer {
       ...[corsFilter(c.corsAllowedOrigins ?? [])].filter((f): f is Filter => f !== undefined),
       goawayFilter({chance: c.goawayChance}),
       requestTimeoutFilter({requestTimeoutMs: c.requestTimeoutMs}),
-      this.inFlight,
+      // Priority and fairness needs the user: it runs in serve(), after authentication (as upstream).
+      ...(this.apf ? [] : [this.inFlight]),
     ];
     const auditor = this.auditor;
     const audits = new WeakMap<AnyRequest, RequestAudit>();
@@ -705,6 +721,7 @@ export class ApiServer {
       const user = impersonated.user;
       if (impersonated.impersonated) audit?.setImpersonatedUser(user);
       (req as {orchUser?: unknown}).orchUser = user;
+      if (this.apf && !(await this.apf.gate(req, res, user))) return;
       // An authorizer that could not decide (a webhook that is down) fails the request with a 500,
       // as upstream's authorization filter, unless another one allowed it.
       const authorize = async (attrs: AuthorizationAttributes) => {
@@ -721,6 +738,12 @@ export class ApiServer {
         const decision = await authorize(attrs);
         if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
         if (health(req, res)) return;
+      }
+      if (this.apf && path.startsWith(APF_DEBUG_PREFIX) && req.method === 'GET') {
+        const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
+        const decision = await authorize(attrs);
+        if (decision.decision !== 'Allow') return writeStatusObject(res, forbiddenStatus(attrs, decision.reason));
+        if (this.apf.serveDebug(path, new URL(req.url ?? '/', 'https://local').searchParams, res)) return;
       }
       if (METRICS_PATHS.has(path) && this.metrics) {
         const attrs: AuthorizationAttributes = {user, verb: 'get', resourceRequest: false, path};
@@ -888,6 +911,7 @@ export class ApiServer {
     this.stopAuthentication?.();
     this.externalSigner?.close();
     this.sweeper?.stop();
+    this.apf?.stop();
     this.stopMetricPolling?.();
     await this.debug?.close();
     this.logCheck.stop();
@@ -939,8 +963,9 @@ export class ApiServer {
       },
       livez: this.lastChecks.livez,
       readyz: this.lastChecks.readyz,
-      requests: {...this.stats.summary(), inFlightReadOnly: this.inFlight?.inFlight.readOnly ?? 0, inFlightMutating: this.inFlight?.inFlight.mutating ?? 0},
+      requests: {...this.stats.summary(), ...inFlightOf(this.apf?.gate.executing ?? this.inFlight?.inFlight)},
       watches: {open: this.api?.activeWatches() ?? 0, byResource: this.stats.watchesByResource()},
+      ...(this.apf ? {priorityLevels: this.apf.levels()} : {}),
       shutdown: {phase, inFlight: lifecycle?.inFlight ?? 0, longRunning: lifecycle?.longRunning ?? 0},
       startedAt: this.createdAt,
       at: Date.now(),
@@ -955,6 +980,11 @@ async function startTracing(file: string): Promise<ApiServerTracing> {
 }
 
 const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+
+/** The dashboard's in-flight counts: priority and fairness's executing requests, or max-in-flight's slots. */
+function inFlightOf(counts?: {readOnly: number; mutating: number}): {inFlightReadOnly: number; inFlightMutating: number} {
+  return {inFlightReadOnly: counts?.readOnly ?? 0, inFlightMutating: counts?.mutating ?? 0};
+}
 
 /** What a refused request tried, for its audit event (upstream's getAuthMethods). */
 function attemptedMethods(req: AnyRequest): string[] {

@@ -45,6 +45,8 @@ export interface ApiServerSnapshot {
     byCode: Record<string, number>;
   };
   watches: {open: number; byResource: Record<string, number>};
+  /** Priority and fairness's levels (when on): seats in use of the nominal limit, and queued requests. */
+  priorityLevels?: Array<{name: string; exempt: boolean; seatsInUse: number; limit: number; queued: number}>;
   shutdown: {phase: ShutdownPhase; inFlight: number; longRunning: number};
   /** Wall-clock time of the snapshot, ms since the epoch. */
   /** When the daemon was created, ms since the epoch (the dashboard's uptime). */

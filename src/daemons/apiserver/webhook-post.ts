@@ -7,7 +7,7 @@
  * `<name>.<namespace>.svc`. Failures are Errors worded as Go's HTTP client words them.
  */
 import {withTraceHeaders} from './tracing/propagation.js';
-import {request as httpsRequest, type Agent} from 'node:https';
+import {request as httpsRequest} from 'node:https';
 
 export interface WebhookPostOptions {
   /** PEM bundle to trust (the configuration's caBundle, decoded); the system's roots without it. */
@@ -19,11 +19,6 @@ export interface WebhookPostOptions {
   timeoutMs: number;
   /** Where to connect when the URL's host is a service name (an endpoint of the service). */
   connectTo?: {host: string; port: number};
-  /**
-   * A keep-alive agent for callers on the request path (admission webhooks: one TLS handshake per
-   * webhook, not per request); without it, a fresh connection per call.
-   */
-  agent?: Agent;
 }
 
 export interface WebhookPostResponse {
@@ -42,6 +37,10 @@ export function dialError(error: NodeJS.ErrnoException & {address?: string; port
       return `dial tcp ${where}: connect: connection refused`;
     case 'ENOTFOUND':
       return `dial tcp: lookup ${(error as {hostname?: string}).hostname ?? ''}: no such host`;
+    case 'UND_ERR_SOCKET':
+      // undici's `other side closed` (webhook-pools.ts): the webhook closed the connection without
+      // an answer, which Go's client reports as the EOF it read.
+      return 'EOF';
     case 'ETIMEDOUT':
       return error.message === DEADLINE_EXCEEDED ? DEADLINE_EXCEEDED : `dial tcp ${where}: i/o timeout`;
     default:
@@ -60,7 +59,8 @@ export function postJson(url: URL, body: string, options: WebhookPostOptions): P
         ca: options.ca,
         cert: options.cert,
         key: options.key,
-        agent: options.agent ?? false,
+        // A fresh connection per call; callers on the request path keep theirs (webhook-pools.ts).
+        agent: false,
         ...(connectTo ? {hostname: connectTo.host, host: connectTo.host, port: connectTo.port, servername: url.hostname} : {}),
       },
       (res) => {

@@ -25,7 +25,7 @@ import { systemClock, type Clock, type TimerHandle } from '../shared/clock.js';
 import { isAlreadyExists, isNotFound, restNodeClient, type NodeApiClient } from '../agent/node/client.js';
 import { NodeLeaseController, nodeLeaseNamespace, RENEW_INTERVAL_FRACTION } from '../agent/node/lease.js';
 import type { NodeCondition, NodeObject } from '../agent/node/types.js';
-import { decidePod, podStatus, type FleetPod } from './pods.js';
+import { decidePod, podStatus, slimPod, type FleetPod } from './pods.js';
 import { fleetNode, nodeConditions, nodeIndex, nodeIP, nodeName, podIP, requestedHealth, spreadOffset, statusPostDue, type FleetSettings, type NodeHealth } from './nodes.js';
 
 export interface FleetOptions {
@@ -35,6 +35,8 @@ export interface FleetOptions {
   failPods?: LabelRequirement[];
   /** Concurrent API calls for registration, node status and pods. */
   workers: number;
+  /** --complete-pods-after: run time of pods with restartPolicy Never or OnFailure; undefined: they run until deleted. */
+  completeAfterMs?: number;
   clock?: Clock;
   log?: (message: string) => void;
 }
@@ -47,6 +49,7 @@ export interface FleetSnapshot {
   statusPosts: number;
   podsRunning: number;
   podsFailed: number;
+  podsSucceeded: number;
   podsDeleted: number;
   errors: number;
   lastError?: string;
@@ -75,6 +78,8 @@ interface PodEntry {
   uid?: string;
   nodeIndex: number;
   deleteTimer?: TimerHandle;
+  /** Set while a running pod waits for its end (run time or active deadline). */
+  finishTimer?: TimerHandle;
 }
 
 type WorkItem = `node-register/${number}` | `node-status/${number}` | `pod/${string}`;
@@ -97,7 +102,7 @@ export class Fleet {
     this.clock = options.clock ?? systemClock;
     this.api = restNodeClient(options.client);
     this.queue = new WorkQueue<WorkItem>({ name: 'fleet' });
-    this.counts = { nodes: options.settings.nodes, registered: 0, leaseRenewals: 0, statusPosts: 0, podsRunning: 0, podsFailed: 0, podsDeleted: 0, errors: 0 };
+    this.counts = { nodes: options.settings.nodes, registered: 0, leaseRenewals: 0, statusPosts: 0, podsRunning: 0, podsFailed: 0, podsSucceeded: 0, podsDeleted: 0, errors: 0 };
     const { settings } = options;
     for (let index = 0; index < settings.nodes; index++) {
       const name = nodeName(settings, index);
@@ -151,6 +156,7 @@ export class Fleet {
       listWatcher: clientListWatcher<FleetPod>(this.options.client, '/api/v1/pods'),
       store: this.podStore(),
       name: 'pods',
+      transform: (pod) => slimPod(pod, (node) => nodeIndex(this.options.settings, node) !== undefined),
     });
     this.podReflector.run();
   }
@@ -163,7 +169,10 @@ export class Fleet {
       if (node.statusTimer) this.clock.clearTimeout(node.statusTimer);
       if (node.leaseTimer) this.clock.clearTimeout(node.leaseTimer);
     }
-    for (const entry of this.pods.values()) if (entry.deleteTimer) this.clock.clearTimeout(entry.deleteTimer);
+    for (const entry of this.pods.values()) {
+      if (entry.deleteTimer) this.clock.clearTimeout(entry.deleteTimer);
+      if (entry.finishTimer) this.clock.clearTimeout(entry.finishTimer);
+    }
     await Promise.all(this.nodes.map((n) => n.leaseSync));
     await Promise.all(this.workers);
   }
@@ -310,12 +319,21 @@ export class Fleet {
       const k = key(pod);
       const entry = this.pods.get(k);
       if (!entry || entry.uid !== pod.metadata.uid) this.pods.set(k, { uid: pod.metadata.uid, nodeIndex: index });
+      // A pod with nothing to do (running, no end ahead) is not queued: after a relist of 150,000
+      // running pods the queue would hold them all.
+      if (decidePod(pod, this.fails(pod), { now: this.clock.now(), completeAfterMs: this.options.completeAfterMs }).kind === 'none') {
+        // An older version waiting would be acted on: the latest says there is nothing to do.
+        this.pendingPods.delete(k);
+        this.nodes[index]!.held?.delete(k);
+        return;
+      }
       this.pendingPods.set(k, pod);
       this.queue.add(`pod/${k}`);
     };
     const gone = (k: string) => {
       const entry = this.pods.get(k);
       if (entry?.deleteTimer) this.clock.clearTimeout(entry.deleteTimer);
+      if (entry?.finishTimer) this.clock.clearTimeout(entry.finishTimer);
       if (entry) this.nodes[entry.nodeIndex]!.held?.delete(k);
       this.pods.delete(k);
       this.pendingPods.delete(k);
@@ -343,9 +361,17 @@ export class Fleet {
     if (!pod || !entry) return;
     const node = this.nodes[entry.nodeIndex]!;
     if (this.holdWhileSilent(node, k, pod)) return;
-    const fails = this.options.failPods !== undefined && this.options.failPods.length > 0 && matchesLabels(this.options.failPods, pod.metadata.labels);
-    const action = decidePod(pod, fails);
+    const action = decidePod(pod, this.fails(pod), { now: this.clock.now(), completeAfterMs: this.options.completeAfterMs });
     if (action.kind === 'none') return;
+    if (action.kind === 'finish') {
+      if (entry.finishTimer) return;
+      entry.finishTimer = this.clock.setTimeout(() => {
+        entry.finishTimer = undefined;
+        if (this.stopped || this.pods.get(k) !== entry || this.holdWhileSilent(node, k, pod)) return;
+        void this.finishPod(pod, node, action).catch((error) => this.failed(`finish pod ${k}`, error));
+      }, action.afterMs);
+      return;
+    }
     if (action.kind === 'delete') {
       if (entry.deleteTimer) return;
       entry.deleteTimer = this.clock.setTimeout(() => {
@@ -368,6 +394,24 @@ export class Fleet {
     }
     if (action.phase === 'Running') this.counts.podsRunning++;
     else this.counts.podsFailed++;
+  }
+
+  /** Posts the end of a running pod: Succeeded, or Failed past its active deadline. */
+  private async finishPod(pod: FleetPod, node: SimNode, action: { phase: 'Succeeded' | 'Failed'; reason?: string }): Promise<void> {
+    const patch = podStatus(pod, action.phase, { now: this.clock.now(), hostIP: nodeIP(node.index), podIP: pod.status?.podIP ?? podIP(node.index, node.podSequence), reason: action.reason });
+    try {
+      await this.options.client.patch(`${podPath(pod)}/status`, 'application/merge-patch+json', patch, undefined, { resource: 'pods', name: pod.metadata.name });
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    if (action.phase === 'Succeeded') this.counts.podsSucceeded++;
+    else this.counts.podsFailed++;
+  }
+
+  /** Whether the user asked for this pod to fail (--fail-pods-matching). */
+  private fails(pod: FleetPod): boolean {
+    return this.options.failPods !== undefined && this.options.failPods.length > 0 && matchesLabels(this.options.failPods, pod.metadata.labels);
   }
 
   /** A silent node keeps the pod for later (its latest version) and does nothing now. */

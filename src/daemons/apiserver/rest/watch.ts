@@ -14,6 +14,7 @@ import type { Representation } from './negotiation.js';
 import type { RegistryStore } from './registry-store.js';
 import type { ApiResponse, Clock } from './types.js';
 import { DEFAULT_MAX_QUEUED_BYTES, WatchSender } from './watch-sender.js';
+import { decodedEvent, sharedEventLine, type DecodedEvent } from './watch-event-cache.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -26,17 +27,25 @@ export interface WatchEvent {
  * Maps one store event to the watch event a client with these selectors sees, if any. Pure.
  * Upstream's cache_watcher: in->in MODIFIED, out->in ADDED, in->out DELETED (old content, new resourceVersion).
  */
-export function translateEvent(registry: RegistryStore, params: ListParams, event: StoreEvent): WatchEvent | undefined {
+export function translateEvent(registry: RegistryStore, params: ListParams, event: StoreEvent, decoded: DecodedEvent = decodeOwn(registry, event)): WatchEvent | undefined {
   const matches = (o: JsonObject | undefined) => o !== undefined && registry.matches(o, params.labelSelector, params.fieldSelector);
-  const previous = event.prevValue !== undefined ? registry.decode(event.prevValue, event.revision) : undefined;
+  const previous = decoded.previous;
   if (event.type === 'DELETE') return matches(previous) ? { type: 'DELETED', object: previous! } : undefined;
-  const current = registry.decode(event.value!, event.revision);
+  const current = decoded.current!;
   const now = matches(current);
   const before = !event.created && matches(previous);
   if (now && before) return { type: 'MODIFIED', object: current };
   if (now) return { type: 'ADDED', object: current };
   if (before) return { type: 'DELETED', object: previous! };
   return undefined;
+}
+
+/** The event's objects decoded for this watch alone (objects it may change). */
+function decodeOwn(registry: RegistryStore, event: StoreEvent): DecodedEvent {
+  return {
+    current: event.value !== undefined ? registry.decode(event.value, event.revision) : undefined,
+    previous: event.prevValue !== undefined ? registry.decode(event.prevValue, event.revision) : undefined,
+  };
 }
 
 export interface WatchRequest {
@@ -114,6 +123,12 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
   const send = (event: WatchEvent, bytes = 0) => {
     if (!ended) sender.send(() => JSON.stringify(render(event)) + '\n', bytes);
   };
+  // Live events go to every watch of the collection: as JSON objects served as stored, they are
+  // decoded and serialized once for all of them (watch-event-cache.ts).
+  const shares = request.representation.kind !== 'table' && !registry.convertsOnRead();
+  const sendShared = (event: WatchEvent, bytes: number) => {
+    if (!ended) sender.send(() => sharedEventLine(event.type, event.object), bytes);
+  };
   const end = () => {
     if (ended) return;
     ended = true;
@@ -154,10 +169,11 @@ export async function serveWatch(request: WatchRequest): Promise<ActiveWatch> {
   let converting = Promise.resolve();
   handle = request.registry.watchStore(prefix, startRevision, (event) => {
     lastRevision = Math.max(lastRevision, event.revision);
-    const translated = translateEvent(registry, params, event);
+    const translated = translateEvent(registry, params, event, shares ? decodedEvent(event, registry) : undefined);
     if (!translated) return;
     // What waits for a slow client counts against its bound at about the stored size.
     const bytes = counts(event.revision) ? (event.value ?? event.prevValue ?? '').length : 0;
+    if (shares) return sendShared(translated, bytes);
     if (!registry.convertsOnRead()) return send(translated, bytes);
     converting = converting.then(async () => {
       try {

@@ -146,6 +146,11 @@ export class CachedStore implements Store {
     }));
   }
 
+  /** How many objects the cache holding `keyOrPrefix` has (priority and fairness's list work estimate); undefined when not cached. */
+  objectCount(keyOrPrefix: string): number | undefined {
+    return this.cacheFor(keyOrPrefix)?.count;
+  }
+
   /** Starts caching one more prefix (a custom resource); resolves once it is loaded. */
   async addPrefix(prefix: CachedPrefix, timeoutMs = 30_000): Promise<void> {
     if (!this.cacheFor(prefix.prefix)) {

@@ -5,9 +5,9 @@
  * webhook's timeout as the whole call's deadline, announced to the webhook as `?timeout=<n>s`.
  * Every failure is a CallingWebhookError with upstream's wording.
  */
-import {Agent} from 'node:https';
 import {names} from '../../../../../api/names.js';
-import {dialError, postJson} from '../../../webhook-post.js';
+import {dialError} from '../../../webhook-post.js';
+import {WebhookPools} from '../../../webhook-pools.js';
 import type {JsonObject} from '../../../../../patch/types.js';
 import {credentialHeaders, type CredentialsResolver} from './authentication.js';
 import type {WebhookAccessor} from './accessors.js';
@@ -34,15 +34,9 @@ function statusText(status: number, text: string): string {
   return `the server responded with the status code ${status} but did not return more information`;
 }
 
-/**
- * Idle connections close before the usual 5 s keep-alive of servers (Node's and Go's defaults), so
- * a request never goes out on a socket the webhook is closing.
- */
-const IDLE_SOCKET_MS = 4000;
-
 export class WebhookClient implements WebhookCaller {
-  /** One keep-alive agent: Node keys its pooled connections by host, port, CA, certificate and server name. */
-  private readonly agent = new Agent({keepAlive: true, timeout: IDLE_SOCKET_MS});
+  /** Keep-alive connections per endpoint and TLS identity (CA, client certificate, server name). */
+  private readonly pools = new WebhookPools();
 
   constructor(
     private readonly credentials: CredentialsResolver,
@@ -103,14 +97,13 @@ export class WebhookClient implements WebhookCaller {
     const credentials = this.credentials(target);
     let response: {status: number; text: string};
     try {
-      response = await postJson(url, JSON.stringify(review), {
+      response = await this.pools.post(url, JSON.stringify(review), {
         ca: endpoint.ca,
         cert: credentials.certPem,
         key: credentials.keyPem,
         headers: {...credentialHeaders(credentials), 'User-Agent': `${names().product}-apiserver-admission`},
         timeoutMs: hook.timeoutSeconds * 1000,
         connectTo,
-        agent: this.agent,
       });
     } catch (error) {
       throw fail(`failed to call webhook: Post "${shown}": ${dialError(error as NodeJS.ErrnoException)}`);
@@ -124,6 +117,6 @@ export class WebhookClient implements WebhookCaller {
   }
 
   close(): void {
-    this.agent.destroy();
+    this.pools.close();
   }
 }
