@@ -220,7 +220,6 @@ export class Auditor {
     return backend.mode !== 'blocking-strict';
   }
 
-
   timestamp(): string {
     return stamp(this.now());
   }
