@@ -8,4 +8,7 @@ export default {
   },
   testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/test/**/*.test.tsx'],
   testTimeout: 30000,
+  // Most suites wait on servers, kubectl and etcd rather than compute: two at a time on the 2-core
+  // machines this runs on (jest's default there is one) keeps `./scripts/test.sh` well under 20 minutes.
+  maxWorkers: 2,
 };

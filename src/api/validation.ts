@@ -8,7 +8,7 @@ import type { JsonObject } from '../patch/types.js';
 import { isJsonObject } from '../patch/types.js';
 import { isIP } from 'node:net';
 
-export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'pathSegment' | 'ipAddress';
+export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'pathSegment' | 'ipAddress' | 'configMapKey';
 
 const SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -21,6 +21,21 @@ const LABEL_MSG =
 const DNS1035_MSG =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const KEY_MESSAGE =
+  "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+
+/** validation.IsConfigMapKey: the problems with `key` as a file name in a volume. */
+export function configKeyProblems(key: string): string[] {
+  const problems: string[] = [];
+  if (key.length > 253) problems.push('must be no more than 253 characters');
+  if (!CONFIG_KEY.test(key)) problems.push(KEY_MESSAGE);
+  if (key === '.') problems.push("must not be '.'");
+  else if (key === '..') problems.push("must not be '..'");
+  else if (key.startsWith('..')) problems.push("must not start with '..'");
+  return problems;
+}
+
 /** The problems of a name under a rule (empty: valid). `prefix` checks a generateName (a trailing '-' is allowed). */
 export function nameProblems(name: string, rule: NameRule, prefix = false): string[] {
   const candidate = prefix ? name.replace(/-$/, 'a') : name;
@@ -30,6 +45,9 @@ export function nameProblems(name: string, rule: NameRule, prefix = false): stri
       if (name === '.' || name === '..') problems.push(`may not be '${name}'`);
       for (const bad of ['/', '%']) if (name.includes(bad)) problems.push(`may not contain '${bad}'`);
       return problems;
+    case 'configMapKey':
+      // LeaseCandidate names are component identities (`<host>_<uuid>`): upstream validates them as config keys.
+      return configKeyProblems(candidate);
     case 'subdomain':
       if (candidate.length > 253) problems.push('must be no more than 253 characters');
       if (!SUBDOMAIN_RE.test(candidate)) problems.push(SUBDOMAIN_MSG);

@@ -379,17 +379,17 @@ export const apiserverOptions: OptionTable = [
   {
     name: 'coordinated-leadership-lease-duration', type: 'duration', seedType: 'duration', seedDefault: '15s',
     default: '15s',
-    help: 'Length of a coordinated leader lease.', section: LEADER, implemented: false,
+    help: 'Lease duration of the coordinated leader election controller the API server runs (gate CoordinatedLeaderElection).', section: LEADER, implemented: true,
   },
   {
     name: 'coordinated-leadership-renew-deadline', type: 'duration', seedType: 'duration', seedDefault: '10s',
     default: '10s',
-    help: 'Time a leader has to renew its lease before giving it up.', section: LEADER, implemented: false,
+    help: 'Time the API server leading the coordinated leader election controller has to renew its lease before giving it up.', section: LEADER, implemented: true,
   },
   {
     name: 'coordinated-leadership-retry-period', type: 'duration', seedType: 'duration', seedDefault: '2s',
     default: '2s',
-    help: 'Pause between attempts to renew a lease.', section: LEADER, implemented: false,
+    help: 'Pause between attempts to acquire or renew the coordinated leader election controller\'s lease.', section: LEADER, implemented: true,
   },
 
   // --- Runtime selection and diagnostics ---

@@ -583,3 +583,50 @@ describe('mutual exclusion', () => {
     expect(leadingMs / (4 * 3600 * S)).toBeGreaterThan(0.5);
   });
 });
+
+describe('coordinated (the API server names the holder)', () => {
+  it('never creates or takes a free lease, and renews once the controller names it', async () => {
+    const { clock, lock } = setup();
+    const a = start(clock, lock, 'a', { coordinated: true });
+    await until(clock, 20);
+    expect(lock.lease).toBeUndefined();
+    expect(a.elector.snapshot().state).toBe('candidate');
+    // The coordinated controller writes an expired-looking free lease: still not taken.
+    lock.put({ holderIdentity: '', leaseDurationSeconds: 1, acquireTime: T0, renewTime: T0, leaderTransitions: 0, strategy: 'OldestEmulationVersion' });
+    await until(clock, 30);
+    expect(lock.lease?.record.holderIdentity).toBe('');
+    // Elected: the controller writes the holder with a 5 s lease.
+    lock.put({ holderIdentity: 'a', leaseDurationSeconds: 5, renewTime: T0 + 30 * S, leaderTransitions: 0, strategy: 'OldestEmulationVersion' });
+    await until(clock, 35);
+    expect(a.elector.snapshot().state).toBe('leader');
+    expect(lock.lease?.record).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 15, strategy: 'OldestEmulationVersion' });
+    a.elector.stop();
+    await a.done;
+  });
+
+  it('stops renewing at the end of its term (preferredHolder) and loses the lease', async () => {
+    const { clock, lock } = setup();
+    lock.put({ holderIdentity: 'a', leaseDurationSeconds: 5, renewTime: T0, leaderTransitions: 0, strategy: 'OldestEmulationVersion' });
+    const a = start(clock, lock, 'a', { coordinated: true });
+    await until(clock, 4);
+    expect(a.elector.snapshot().state).toBe('leader');
+    lock.put({ ...lock.lease!.record, preferredHolder: 'b' });
+    const marked = lock.writes.length;
+    await until(clock, 20);
+    expect(a.outcome).toBe('lost');
+    expect(lock.writes.length).toBe(marked);
+    expect(a.log).toContain("lock is marked as 'end of term': orch-system/orch-controller-manager");
+  });
+
+  it('does not take a lease the controller gave to another candidate, even once it expires', async () => {
+    const { clock, lock } = setup();
+    lock.put({ holderIdentity: 'b', leaseDurationSeconds: 5, renewTime: T0, leaderTransitions: 0, strategy: 'OldestEmulationVersion' });
+    const a = start(clock, lock, 'a', { coordinated: true });
+    await until(clock, 60);
+    expect(lock.lease?.record.holderIdentity).toBe('b');
+    expect(lock.writes).toHaveLength(1);
+    expect(a.events).not.toContain('started@0');
+    a.elector.stop();
+    await a.done;
+  });
+});

@@ -44,6 +44,8 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'service-node-port-range', 'orch-service-node-port', 'endpoint-reconciler-type',
   // The identity lease's peer address (with gate UnknownVersionInteroperabilityProxy); requests are not proxied yet.
   'peer-advertise-ip', 'peer-advertise-port', 'peer-ca-file',
+  // The coordinated leader election controller's own lease (gate CoordinatedLeaderElection).
+  'coordinated-leadership-lease-duration', 'coordinated-leadership-renew-deadline', 'coordinated-leadership-retry-period',
   'agent-certificate-authority', 'agent-client-certificate', 'agent-client-key', 'agent-preferred-address-types',
   'encryption-provider-config', 'encryption-provider-config-automatic-reload', 'storage-media-type', 'storage-backend',
   'enable-admission-plugins', 'disable-admission-plugins', 'admission-control', 'admission-control-config-file',
@@ -168,6 +170,11 @@ export function apiServerConfig(values: Values, version: VersionInfo, explicit?:
     eventTtlMs: ms(values['event-ttl'], 3_600_000),
     serviceClusterIpRange: list(values['service-cluster-ip-range']),
     services: servicesConfig(values),
+    coordinatedLeadership: {
+      leaseDurationMs: ms(values['coordinated-leadership-lease-duration'], 15_000),
+      renewDeadlineMs: ms(values['coordinated-leadership-renew-deadline'], 10_000),
+      retryPeriodMs: ms(values['coordinated-leadership-retry-period'], 2_000),
+    },
     peer: {advertiseIp: str(values['peer-advertise-ip']), advertisePort: str(values['peer-advertise-port']), caFile: str(values['peer-ca-file'])},
     strictTransportSecurityDirectives: list(values['strict-transport-security-directives']),
     encryptionProviderConfig: str(values['encryption-provider-config']),

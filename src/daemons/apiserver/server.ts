@@ -27,6 +27,7 @@ import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
 import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
 import {IdentityLease, joinHostPort} from './peers/identity-lease.js';
+import {startCoordinatedLeaderElection, type CoordinatedLeaderElection, type CoordinatedTimings} from './coordinated/index.js';
 import {serviceAllocation, EndpointReconciler, type ServiceAllocation, type ServicesConfig} from './services/index.js';
 import {createEventSweeper} from './rest/event-ttl.js';
 import {
@@ -173,6 +174,8 @@ export interface ApiServerConfig extends SecureServingOptions {
   services?: ServicesConfig;
   /** `--peer-advertise-ip`, `--peer-advertise-port`, `--peer-ca-file` (gate UnknownVersionInteroperabilityProxy; ./peers/). */
   peer?: {advertiseIp?: string; advertisePort?: string; caFile?: string};
+  /** The --coordinated-leadership-* timings (the coordinated leader election controller's own lease). */
+  coordinatedLeadership?: CoordinatedTimings;
   strictTransportSecurityDirectives?: string[];
   /** --encryption-provider-config: values of the resources it names are encrypted in the store. */
   encryptionProviderConfig?: string;
@@ -253,6 +256,7 @@ export class ApiServer {
   private serviceAllocation?: ServiceAllocation;
   private endpointReconciler?: EndpointReconciler;
   private identityLease?: IdentityLease;
+  private coordinatedElection?: CoordinatedLeaderElection;
   private readonly hooks: PostStartHooks;
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
@@ -643,6 +647,7 @@ export class ApiServer {
       await this.identityLease.renew().catch((error) => log.v(2).info('Identity lease error', 'err', error));
       this.identityLease.start();
     });
+    this.coordinatedElection = startCoordinatedLeaderElection(hooks, {store, keyPrefix, config: c, served: this.servedResources, warn: (m) => log.warning(m)});
     hooks.add('rbac/bootstrap-roles', async () => {
       const {created} = await retry(() => bootstrapRbac(store, keyPrefix));
       if (created > 0) log.info('Created the default RBAC roles and bindings', 'count', created);
@@ -900,6 +905,7 @@ export class ApiServer {
       await lifecycle.done;
     }
     this.identityLease?.stop();
+    await this.coordinatedElection?.stop();
     // A cleanly stopped server takes its address out of the default service's endpoints at once.
     await this.endpointReconciler?.stop(true).catch(() => undefined);
     this.api?.closeWatches();

@@ -13,6 +13,8 @@ import {EventRecorder} from '../../client/event-recorder.js';
 import {resolveClientConfig} from '../../client/orchconfig.js';
 import {SharedInformerFactory, PrometheusWorkqueueMetrics, clientListWatcher, randomResyncPeriod} from '../../client/informers/index.js';
 import {LeaderElector, HttpLeaseLock, newIdentity, type ElectionState, type JsonHttp} from './leader-election/index.js';
+import {LeaseCandidate} from './leader-election/lease-candidate.js';
+import {servesLeaseCandidates, candidateVersions} from './coordinated.js';
 import {selectControllers} from './controllers/index.js';
 import {nodeLifecycleSnapshots} from './controllers/node-lifecycle.js';
 import {ControllerManagerServing, type ServingConfig} from './serving.js';
@@ -67,6 +69,7 @@ export class ControllerManager {
   private informers?: SharedInformerFactory;
   private serving?: ControllerManagerServing;
   private elector?: LeaderElector;
+  private candidate?: LeaseCandidate;
   private readonly registry = new Registry();
   private readonly metrics = new PrometheusWorkqueueMetrics(this.registry);
   private running: {name: string; controller: RunningController}[] = [];
@@ -113,8 +116,23 @@ export class ControllerManager {
         timeoutMs: c.renewDeadlineMs,
         userAgent: `orch-controller-manager/${c.version.gitVersion}/leader-election`,
       });
+      const http = jsonHttpOver(this.electionClient);
+      // Coordinated leader election (upstream: the CoordinatedLeaderElection gate; here: the API
+      // server serving LeaseCandidates, which it does only with that gate on): register as a
+      // candidate and follow the lease the API server's controller assigns.
+      const coordinated = await servesLeaseCandidates(http).catch(() => false);
+      if (coordinated) {
+        const versions = candidateVersions(c.version);
+        this.candidate = new LeaseCandidate({
+          http, namespace: c.leaseNamespace, name: this.identity, leaseName: c.leaseName, ...versions,
+          strategy: 'OldestEmulationVersion',
+          onError: (error) => log.error('LeaseCandidate error', 'err', String(error)),
+        });
+        log.info('Coordinated leader election: registering as a LeaseCandidate', 'lease', c.leaseName, 'binaryVersion', versions.binaryVersion);
+      }
       this.elector = new LeaderElector({
-        lock: new HttpLeaseLock(jsonHttpOver(this.electionClient), c.leaseNamespace, c.leaseName),
+        lock: new HttpLeaseLock(http, c.leaseNamespace, c.leaseName),
+        coordinated,
         identity: this.identity,
         leaseDurationMs: c.leaseDurationMs,
         renewDeadlineMs: c.renewDeadlineMs,
@@ -157,7 +175,13 @@ export class ControllerManager {
       await this.runControllers(this.stopController.signal);
       return 'stopped';
     }
-    return this.elector.run(this.stopController.signal);
+    const candidate = this.candidate?.run(this.stopController.signal);
+    try {
+      return await this.elector.run(this.stopController.signal);
+    } finally {
+      this.stopController.abort();
+      await candidate;
+    }
   }
 
   /** Starts the selected controllers and keeps them until `signal` aborts; then stops them within the shutdown timeout. */

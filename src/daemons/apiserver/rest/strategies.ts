@@ -317,6 +317,7 @@ const NAME_RULES: Record<string, NameRule> = {
   // `<version>.<group>`, and `v1.` for the core group (upstream validates it as a path segment).
   APIService: 'pathSegment',
   IPAddress: 'ipAddress',
+  LeaseCandidate: 'configMapKey',
 };
 
 const TRACKS_GENERATION = new Set([

@@ -36,6 +36,11 @@ export interface LeaderElectorConfig {
   renewDeadlineMs: number;
   retryPeriodMs: number;
   callbacks: LeaderElectionCallbacks;
+  /**
+   * Follow the API server's coordinated leader election (client-go `Coordinated: true`): renew the
+   * lease only once the coordinated controller names this identity, never take it.
+   */
+  coordinated?: boolean;
   /** Clear the lease on a clean stop so a standby takes over at once. */
   releaseOnCancel?: boolean;
   /** Defaults to the system clock. */

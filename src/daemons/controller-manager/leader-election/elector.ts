@@ -215,6 +215,7 @@ export class LeaderElector {
 
   /** One attempt (leader-election.md §4); false on any failure, which the loops retry. */
   private async tryAcquireOrRenew(epoch: number): Promise<boolean> {
+    if (this.config.coordinated) return this.tryCoordinatedRenew(epoch);
     const { lock, identity } = this.config;
     const now = this.clock.now();
     const desired: LeaderElectionRecord = {
@@ -280,6 +281,59 @@ export class LeaderElector {
     }
 
     // 6. Write conditionally on what we read: a concurrent writer makes this a conflict.
+    try {
+      const resourceVersion = await lock.update(desired, current.resourceVersion);
+      if (abandoned()) return false;
+      this.setObserved(desired, resourceVersion);
+      return true;
+    } catch (error) {
+      if (!abandoned()) this.log.error(`Failed to update lock: ${describeError(error)}`);
+      return false;
+    }
+  }
+
+  /**
+   * client-go's tryCoordinatedRenew: the coordinated leader election controller of the API server
+   * writes the holder; a candidate only renews a lease that names it, never takes one, and stops
+   * renewing once the controller marks another `preferredHolder` (end of term).
+   */
+  private async tryCoordinatedRenew(epoch: number): Promise<boolean> {
+    const { lock, identity } = this.config;
+    const abandoned = () => epoch !== this.attemptEpoch;
+    const now = this.clock.now();
+    let current: LockedRecord | undefined;
+    try {
+      current = await lock.get();
+    } catch (error) {
+      if (!abandoned()) this.log.error(`error retrieving resource lock ${this.description}: ${describeError(error)}`);
+      return false;
+    }
+    if (abandoned()) return false;
+    if (!current) {
+      this.log.info(`lease lock not found: ${this.description}`);
+      return false;
+    }
+    this.observeFetched(current);
+    if (!this.isLeaseValid(now)) {
+      this.log.info(`lock has expired: ${this.description}`);
+      return false;
+    }
+    if (!this.isLeader()) {
+      this.log.v(6).info(`lock is held by ${current.record.holderIdentity} and has not yet expired: ${this.description}`);
+      return false;
+    }
+    if (current.record.preferredHolder) {
+      this.log.v(4).info(`lock is marked as 'end of term': ${this.description}`);
+      return false;
+    }
+    const desired: LeaderElectionRecord = {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.floor(this.config.leaseDurationMs / 1000),
+      acquireTime: current.record.acquireTime,
+      renewTime: now,
+      leaderTransitions: current.record.leaderTransitions,
+      ...(current.record.strategy !== undefined ? { strategy: current.record.strategy } : {}),
+    };
     try {
       const resourceVersion = await lock.update(desired, current.resourceVersion);
       if (abandoned()) return false;

@@ -18,7 +18,7 @@ export interface LeaderElectionRecord {
   renewTime?: number;
   /** How many times the holder changed. */
   leaderTransitions: number;
-  /** Coordinated leader election (alpha upstream): carried through, never acted on. */
+  /** Coordinated leader election: the strategy the controller set, and the holder it prefers (end of term). */
   strategy?: string;
   preferredHolder?: string;
 }

@@ -12,20 +12,8 @@ import {isJsonObject, jsonEqual, type JsonObject} from '../../../../patch/types.
 /** core.MaxSecretSize: the limit for a Secret's data and for a ConfigMap's data and binaryData together. */
 export const MAX_DATA_SIZE = 1024 * 1024;
 
-const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
-const KEY_MESSAGE =
-  "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
-
-/** validation.IsConfigMapKey: the problems with `key` as a file name in a volume. */
-export function configKeyProblems(key: string): string[] {
-  const problems: string[] = [];
-  if (key.length > 253) problems.push('must be no more than 253 characters');
-  if (!CONFIG_KEY.test(key)) problems.push(KEY_MESSAGE);
-  if (key === '.') problems.push("must not be '.'");
-  else if (key === '..') problems.push("must not be '..'");
-  else if (key.startsWith('..')) problems.push("must not start with '..'");
-  return problems;
-}
+export {configKeyProblems} from '../../../../api/validation.js';
+import {configKeyProblems} from '../../../../api/validation.js';
 
 const mapOf = (value: unknown): Record<string, unknown> => (isJsonObject(value as never) ? (value as Record<string, unknown>) : {});
 const base64Length = (value: unknown): number => (typeof value === 'string' ? Buffer.from(value, 'base64').length : 0);
