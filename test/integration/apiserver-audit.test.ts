@@ -275,3 +275,59 @@ describe('audit log (legacy format, batch mode) and policy errors', () => {
     }
   }, 30_000);
 });
+
+describe('audit log under concurrent requests (blocking mode, group commit)', () => {
+  it('every answered request already has its events in the log, stages in order, none lost or repeated', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-audit-many-'));
+    try {
+      writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n    resources: [{group: "", resources: [configmaps]}]\n');
+      const api = await startApiServer({
+        engine: 'sqlite',
+        config: {audit: auditConfig({'audit-policy-file': join(dir, 'policy.yaml'), 'audit-log-path': join(dir, 'audit.log'), 'audit-log-maxsize': 1})},
+      });
+      try {
+        const CM = '/api/v1/namespaces/default/configmaps';
+        // Creates and reads interleaved, all in flight together: their events share group commits.
+        const answers = await Promise.all(
+          Array.from({length: 120}, (_, i) =>
+            i % 2 ? api.client.request('GET', `${CM}/many-${i - 1}`) : api.client.request('POST', CM, {body: {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: `many-${i}`}}}),
+          ),
+        );
+        // Read before stop: a blocking backend answers only once the event is written.
+        const events = readEvents(dir);
+        const ids = answers.map((a) => a.headers['audit-id'] as string);
+        expect(new Set(ids).size).toBe(120);
+        for (const [i, id] of ids.entries()) {
+          const mine = events.filter((e) => e.auditID === id);
+          expect(mine.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
+          expect(mine[1]!.responseStatus?.code).toBe(answers[i]!.status);
+          expect(mine[0]!.objectRef?.name ?? mine[1]!.objectRef?.name).toBe(`many-${i - (i % 2)}`);
+        }
+      } finally {
+        await api.stop();
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
+  }, 60_000);
+  it('blocking-strict refuses requests with a 500 when the log cannot be written (/dev/full)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-audit-full-'));
+    try {
+      writeFileSync(join(dir, 'policy.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n    resources: [{group: "", resources: [configmaps]}]\n');
+      const api = await startApiServer({
+        engine: 'sqlite',
+        config: {audit: auditConfig({'audit-policy-file': join(dir, 'policy.yaml'), 'audit-log-path': '/dev/full', 'audit-log-maxsize': 0, 'audit-log-mode': 'blocking-strict'})},
+      });
+      try {
+        const answers = await Promise.all(Array.from({length: 10}, () => api.client.request('GET', '/api/v1/namespaces/default/configmaps')));
+        for (const a of answers) expect([a.status, a.body?.message]).toEqual([500, 'Internal error occurred: failed to store audit event']);
+        // Requests the policy does not audit are not affected.
+        expect((await api.client.request('GET', '/api/v1/namespaces/default/secrets')).status).toBe(200);
+      } finally {
+        await api.stop();
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
+  }, 60_000);
+});

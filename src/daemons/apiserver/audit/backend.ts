@@ -40,13 +40,16 @@ export function blockingBackend(name: string, sink: AuditSink, mode: 'blocking' 
     mode,
     process(events) {
       const p = sink.write(events);
-      const tracked = p.then(() => undefined, () => undefined);
-      pending.add(tracked);
-      void tracked.then(() => pending.delete(tracked));
+      // The log sink hands every event of one group commit the same promise: tracked once.
+      if (!pending.has(p)) {
+        pending.add(p);
+        const forget = () => void pending.delete(p);
+        p.then(forget, forget);
+      }
       return p;
     },
     async shutdown() {
-      await Promise.all(pending);
+      await Promise.allSettled(pending);
       await sink.close();
     },
   };

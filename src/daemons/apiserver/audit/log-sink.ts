@@ -9,7 +9,8 @@ import {readdir, stat, unlink} from 'node:fs/promises';
 import {basename, dirname, extname, join} from 'node:path';
 import type {Writable} from 'node:stream';
 import {createStream} from 'rotating-file-stream';
-import {encodeEvent, type LogFormat} from './event.js';
+import {encodeEvent, type AuditEvent, type LogFormat} from './event.js';
+import {GroupCommitWriter} from './group-commit.js';
 import type {AuditSink} from './backend.js';
 
 export interface LogSinkOptions {
@@ -66,31 +67,16 @@ export function logSink(options: LogSinkOptions, stdout: Writable = process.stdo
     }
     stream.on('error', (e) => options.onError?.(e));
   }
-  let pending: {texts: string[]; waiters: Array<(error?: Error | null) => void>} | undefined;
+  const writer = new GroupCommitWriter((text, done) => void stream.write(text, done));
+  const line = (ev: AuditEvent) => `${encodeEvent(ev.apiVersion === options.apiVersion ? ev : {...ev, apiVersion: options.apiVersion}, options.format)}\n`;
   return {
     write(events) {
       if (events.length === 0) return Promise.resolve();
-      const text = events.map((ev) => `${encodeEvent(ev.apiVersion === options.apiVersion ? ev : {...ev, apiVersion: options.apiVersion}, options.format)}\n`).join('');
-      // Events of concurrent requests leave in one write per tick: the rotating stream does work per
-      // write (size checks) and has no writev, so many small writes cost more than the bytes.
-      return new Promise<void>((resolve, reject) => {
-        if (!pending) {
-          const batch = {texts: [] as string[], waiters: [] as Array<(error?: Error | null) => void>};
-          pending = batch;
-          setImmediate(() => {
-            pending = undefined;
-            stream.write(batch.texts.join(''), (error) => {
-              for (const done of batch.waiters) done(error);
-            });
-          });
-        }
-        pending.texts.push(text);
-        pending.waiters.push((error) => (error ? reject(error) : resolve()));
-      });
+      return writer.append(events.length === 1 ? line(events[0]!) : events.map(line).join(''));
     },
     async close() {
-      // A write gathered this tick goes out first (setImmediate callbacks run in order).
-      if (pending) await new Promise<void>((r) => setImmediate(r));
+      // What was gathered goes out first.
+      await writer.drained();
       if (!ownStream) return;
       return new Promise<void>((resolve) => {
         stream.once('error', () => resolve());
