@@ -112,6 +112,15 @@ export class ApiClient {
     const headers: Record<string, string> = {accept: 'application/json', ...options.headers};
     if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
     if (this.identity.token) headers.authorization = `Bearer ${this.identity.token}`;
+    return this.send<T>(method, path, headers, payload, options, true);
+  }
+
+  /**
+   * One try; a request that meets a kept-alive socket the server closed as idle just before it was
+   * sent (`reusedSocket` and a reset or hang-up: the server saw nothing) is sent once more on a new
+   * socket, as Node's documentation advises and as Go's transport does for such a socket.
+   */
+  private send<T>(method: string, path: string, headers: Record<string, string>, payload: string | Buffer | undefined, options: RequestOptions, retry: boolean): Promise<ApiResponse<T>> {
     return new Promise((resolve, reject) => {
       const req = httpsRequest(
         new URL(path, this.credentials.server),
@@ -133,7 +142,11 @@ export class ApiClient {
         },
       );
       req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        const closedIdle = req.reusedSocket && (error.code === 'ECONNRESET' || error.message === 'socket hang up');
+        if (retry && closedIdle) this.send<T>(method, path, headers, payload, options, false).then(resolve, reject);
+        else reject(error);
+      });
       req.end(payload);
     });
   }
