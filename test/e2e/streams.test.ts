@@ -13,7 +13,7 @@ import {createServer} from 'node:net';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {orchBin, repoRoot} from '../helpers/run-orch.js';
-import {freePort} from '../helpers/apiserver.js';
+import {freePort, kubectlEnv} from '../helpers/apiserver.js';
 import {waitForBuild} from '../helpers/controller-manager.js';
 
 // Each test runs several kubectl processes against a daemon on a loaded machine: generous bounds.
@@ -41,7 +41,7 @@ let webPort: number;
 
 function run(version: string, args: string[], options: {input?: string | Buffer; timeoutMs?: number} = {}): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, ...args], {stdio: ['pipe', 'pipe', 'pipe']});
+    const child = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, ...args], {env: kubectlEnv(orchconfig), stdio: ['pipe', 'pipe', 'pipe']});
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -170,7 +170,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     expect(exec.code).toBe(0);
     const afterUpgrade = (log: string) => log.slice(log.indexOf('101 Switching Protocols'));
     expect(afterUpgrade(exec.stderr)).toMatch(execHeader);
-    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', 'pod/web', `:${webPort}`, '-v=8']);
+    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', 'pod/web', `:${webPort}`, '-v=8'], {env: kubectlEnv(orchconfig)});
     let out = '';
     forward.stdout.on('data', (d) => (out += d));
     forward.stderr.on('data', (d) => (out += d));
@@ -256,7 +256,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
     ['pod/web', () => String(webPort)],
     ['svc/web', () => '80'],
   ])('port-forward %s carries HTTP to the pod\'s port (curl through the forward)', async (target, remote) => {
-    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', target, `:${remote()}`]);
+    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', target, `:${remote()}`], {env: kubectlEnv(orchconfig)});
     let out = '';
     forward.stdout.on('data', (d) => (out += d));
     forward.stderr.on('data', (d) => (out += d));
@@ -298,7 +298,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
 
   it('port-forward to a port nobody listens on reports the refused connection', async () => {
     const closed = await freePort();
-    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', 'pod/web', `:${closed}`]);
+    const forward = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'port-forward', 'pod/web', `:${closed}`], {env: kubectlEnv(orchconfig)});
     let out = '';
     forward.stdout.on('data', (d) => (out += d));
     forward.stderr.on('data', (d) => (out += d));
@@ -323,7 +323,7 @@ describe.each(VERSIONS)('kubectl $version ($protocol)', ({version, execHeader, f
   it('a stream cut in the middle ends the exec process and its connections; both daemons keep serving', async () => {
     const baseline = agentConnections();
     const argv = ['sleep', `${3000 + Number(version.replace('.', ''))}`];
-    const exec = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'exec', 'web', '--', ...argv]);
+    const exec = spawn(join(kubectlDir, `kubectl.${version}`), ['--kubeconfig', orchconfig, 'exec', 'web', '--', ...argv], {env: kubectlEnv(orchconfig)});
     await until('the exec process', () => processesRunning(argv) === 1 || undefined, 15_000);
     expect(agentConnections()).toBeGreaterThanOrEqual(baseline + 1);
     exec.kill('SIGKILL');

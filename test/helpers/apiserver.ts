@@ -14,7 +14,7 @@ import {Agent, request as httpsRequest} from 'node:https';
 import type {IncomingHttpHeaders} from 'node:http';
 import {createServer} from 'node:net';
 import {tmpdir} from 'node:os';
-import {join} from 'node:path';
+import {dirname, join} from 'node:path';
 import {parse as parseYaml} from 'yaml';
 import {ApiServer, type ApiServerConfig} from '../../src/daemons/apiserver/server.js';
 import {apiServerConfig, compatibilityConfig} from '../../src/daemons/apiserver/config.js';
@@ -531,9 +531,19 @@ export interface KubectlResult {
 }
 
 /** Runs kubectl asynchronously with `--kubeconfig`, killed after timeoutMs; `input` goes to its stdin. */
+/**
+ * kubectl's environment for one server: its own discovery cache beside the kubeconfig. kubectl keys
+ * the shared cache (~/.kube/cache, six hours) by host and port only, so a later server on a reused
+ * port, with other names (`--names kubernetes` after orch's) or other groups, would be read through
+ * the earlier server's discovery and asked for paths it does not serve.
+ */
+export function kubectlEnv(kubeconfig: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {...process.env, KUBECACHEDIR: join(dirname(kubeconfig), '.kubectl-cache'), ...extra};
+}
+
 export function kubectl(kubeconfig: string, args: string[], options: {input?: string; timeoutMs?: number} = {}): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
-    const proc = spawn('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=10s', ...args], {stdio: ['pipe', 'pipe', 'pipe']});
+    const proc = spawn('kubectl', ['--kubeconfig', kubeconfig, '--request-timeout=10s', ...args], {env: kubectlEnv(kubeconfig), stdio: ['pipe', 'pipe', 'pipe']});
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -560,7 +570,7 @@ export interface KubectlStream {
 }
 
 export function kubectlStream(kubeconfig: string, args: string[]): KubectlStream {
-  const proc = spawn('kubectl', ['--kubeconfig', kubeconfig, ...args], {stdio: ['ignore', 'pipe', 'pipe']});
+  const proc = spawn('kubectl', ['--kubeconfig', kubeconfig, ...args], {env: kubectlEnv(kubeconfig), stdio: ['ignore', 'pipe', 'pipe']});
   let out = '';
   proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
   proc.stderr.on('data', (c: Buffer) => (out += c.toString()));

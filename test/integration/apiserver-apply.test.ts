@@ -12,7 +12,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {stringify} from 'yaml';
 import {names} from '../../src/api/names.js';
-import {kubectl, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
+import {kubectl, kubectlEnv, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
 
 const APPLY = 'application/apply-patch+yaml';
 
@@ -48,7 +48,7 @@ describe('server-side apply with kubectl', () => {
   /** kubectl with extra environment variables (the helper passes none), bounded like the helper. */
   const kubectlWithEnv = (args: string[], env: Record<string, string>) =>
     new Promise<{stdout: string; stderr: string; code: number}>((resolve, reject) => {
-      const proc = spawn('kubectl', ['--kubeconfig', server.orchconfigPath, '--request-timeout=10s', ...args], {env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'pipe']});
+      const proc = spawn('kubectl', ['--kubeconfig', server.orchconfigPath, '--request-timeout=10s', ...args], {env: kubectlEnv(server.orchconfigPath, env), stdio: ['ignore', 'pipe', 'pipe']});
       let stdout = '';
       let stderr = '';
       proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -51,15 +51,17 @@ describe('service allocation (SQLite)', () => {
   });
 
   it('allocates a free address in the range, honours a free requested one and refuses a taken or foreign one with 422', async () => {
-    const web = await create(service('web'));
-    expect(web.status).toBe(201);
-    expect(inRange(web.body.spec.clusterIP)).toBe(true);
-    expect(web.body.spec).toMatchObject({clusterIPs: [web.body.spec.clusterIP], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack'});
-    expect((await ipAddress(web.body.spec.clusterIP)).body.spec.parentRef.name).toBe('web');
-
+    // The requested address first: a /28 has no static band, so a random pick could take it.
     const fixed = await create(service('fixed', {clusterIP: '10.10.0.5'}));
     expect(fixed.status).toBe(201);
     expect(fixed.body.spec.clusterIP).toBe('10.10.0.5');
+
+    const web = await create(service('web'));
+    expect(web.status).toBe(201);
+    expect(inRange(web.body.spec.clusterIP)).toBe(true);
+    expect(web.body.spec.clusterIP).not.toBe('10.10.0.5');
+    expect(web.body.spec).toMatchObject({clusterIPs: [web.body.spec.clusterIP], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack'});
+    expect((await ipAddress(web.body.spec.clusterIP)).body.spec.parentRef.name).toBe('web');
 
     const taken = await create(service('taken', {clusterIP: '10.10.0.5'}));
     expect(taken.status).toBe(422);
