@@ -44,22 +44,30 @@ interface Lifecycle {
 
 /**
  * The built-in resources introduced within the emulation window (n-3..n) and the gates their
- * storage needs; everything else in the catalog is older than 1.33 and always available.
+ * storage needs, with the betas upstream still serves beside a newer GA version (their
+ * prerelease-lifecycle `introduced` tags): --emulation-forward-compatible follows a beta served at
+ * the emulated release to its GA version. Everything else in the catalog is older than 1.33 and
+ * always available. VolumeAttributesClass and DRA storage are registered without their gates
+ * upstream since they went GA (pkg/registry/{storage,resource}/rest), so no gate here either.
  */
 function lifecycles(n: NameSet): Map<string, Lifecycle> {
   const v = (minor: number) => ({major: 1, minor});
   const g = n.groups;
+  const dra = ['deviceclasses', 'resourceclaims', 'resourceclaimtemplates', 'resourceslices'];
   const table: [string, Lifecycle][] = [
     [`${g.coordination}/v1beta1/leasecandidates`, {introduced: v(33), gate: 'CoordinatedLeaderElection'}],
     [`${g.certificates}/v1beta1/clustertrustbundles`, {introduced: v(33), gate: 'ClusterTrustBundle'}],
+    [`${g.networking}/v1beta1/servicecidrs`, {introduced: v(31)}],
+    [`${g.networking}/v1beta1/ipaddresses`, {introduced: v(31)}],
     [`${g.networking}/v1/servicecidrs`, {introduced: v(33), gate: 'MultiCIDRServiceAllocator'}],
     [`${g.networking}/v1/ipaddresses`, {introduced: v(33), gate: 'MultiCIDRServiceAllocator'}],
     [`${g.admissionregistration}/v1beta1/mutatingadmissionpolicies`, {introduced: v(34), gate: 'MutatingAdmissionPolicy'}],
     [`${g.admissionregistration}/v1beta1/mutatingadmissionpolicybindings`, {introduced: v(34), gate: 'MutatingAdmissionPolicy'}],
-    [`${g.storage}/v1/volumeattributesclasses`, {introduced: v(34), gate: 'VolumeAttributesClass'}],
-    ...['deviceclasses', 'resourceclaims', 'resourceclaimtemplates', 'resourceslices'].map(
-      (r): [string, Lifecycle] => [`${g.resource}/v1/${r}`, {introduced: v(34), gate: 'DynamicResourceAllocation'}],
-    ),
+    [`${g.storage}/v1beta1/volumeattributesclasses`, {introduced: v(31)}],
+    [`${g.storage}/v1/volumeattributesclasses`, {introduced: v(34)}],
+    ...dra.map((r): [string, Lifecycle] => [`${g.resource}/v1beta1/${r}`, {introduced: v(32)}]),
+    ...dra.map((r): [string, Lifecycle] => [`${g.resource}/v1beta2/${r}`, {introduced: v(33)}]),
+    ...dra.map((r): [string, Lifecycle] => [`${g.resource}/v1/${r}`, {introduced: v(34)}]),
   ];
   return new Map(table);
 }

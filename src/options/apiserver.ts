@@ -876,8 +876,8 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'emulation-forward-compatible', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Also serve newer versions of beta or GA APIs that the emulated release enables.', section: VERSIONING,
-    implemented: false,
+    help: 'When emulating an older release, also serve the newer version of an API whose older beta version is served (e.g. storage v1 VolumeAttributesClasses beside v1beta1), stored as one object.',
+    section: VERSIONING, implemented: true,
   },
   {
     name: 'runtime-config-emulation-forward-compatible', type: 'bool', seedType: 'bool', seedDefault: 'false',

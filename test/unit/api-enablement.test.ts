@@ -86,6 +86,36 @@ describe('runtime-config', () => {
   });
 });
 
+describe('emulation forward compatibility', () => {
+  const vac = (version: string) => `${g.storage}/${version}/volumeattributesclasses`;
+  const storageBeta = {[`${g.storage}/v1beta1`]: 'true'};
+  // [case, runtime-config, options, served, not served]
+  const CASES: [string, Record<string, string>, Partial<ApiEnablementOptions>, string[], string[]][] = [
+    ['1.33, storage v1beta1 on: the beta only (v1 is 1.34)', storageBeta, {emulationVersion: v(33)}, [vac('v1beta1')], [vac('v1')]],
+    ['1.33, storage v1beta1 on, forward compatible: both', storageBeta, {emulationVersion: v(33), emulationForwardCompatible: true}, [vac('v1beta1'), vac('v1')], []],
+    ['1.33, forward compatible without the beta: nothing to follow', {}, {emulationVersion: v(33), emulationForwardCompatible: true}, [], [vac('v1beta1'), vac('v1')]],
+    ['1.33, resource v1beta2 on, forward compatible: v1 claims too', {[`${g.resource}/v1beta2`]: 'true'}, {emulationVersion: v(33), emulationForwardCompatible: true},
+      [`${g.resource}/v1beta2/resourceclaims`, `${g.resource}/v1/resourceclaims`, `${g.resource}/v1/resourceslices`], [`${g.resource}/v1beta1/resourceclaims`]],
+    ['1.33, resource v1beta1 only: no v1', {[`${g.resource}/v1beta1`]: 'true'}, {emulationVersion: v(33)}, [`${g.resource}/v1beta1/deviceclasses`], [`${g.resource}/v1/deviceclasses`]],
+    ['1.34, networking v1beta1 on: betas beside v1', {[`${g.networking}/v1beta1`]: 'true'}, {emulationVersion: v(34)},
+      [`${g.networking}/v1beta1/ipaddresses`, `${g.networking}/v1beta1/servicecidrs`, `${g.networking}/v1/ipaddresses`], []],
+    // runtime-config's own forward compatibility is unchanged: naming v1 needs its flag, not this one.
+    ['1.33, v1 named with runtime-config forward compatibility', {[vac('v1')]: 'true'}, {emulationVersion: v(33), runtimeConfigEmulationForwardCompatible: true}, [vac('v1')], [vac('v1beta1')]],
+  ];
+  it.each(CASES)('%s', (_name, runtimeConfig, options, yes, no) => {
+    const s = served(runtimeConfig, options);
+    for (const r of yes) expect([r, s.has(r)]).toEqual([r, true]);
+    for (const r of no) expect([r, s.has(r)]).toEqual([r, false]);
+  });
+
+  it('leaves the default served set without any of the betas', () => {
+    for (const emulationVersion of [v(33), v(36)]) {
+      const betas = [...served({}, {emulationVersion})].filter((r) => /^(storage|networking|resource)\.[^/]+\/v1beta/.test(r));
+      expect(betas).toEqual([]);
+    }
+  });
+});
+
 describe('compatibility versions', () => {
   it('accepts n-3..n and refuses the rest naming the range', () => {
     expect(effectiveVersion(v(36), v(33))).toEqual({binary: v(36), emulation: v(33), minCompatibility: v(33)});

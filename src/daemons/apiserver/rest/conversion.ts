@@ -4,12 +4,15 @@
  * - autoscaling/v1 HorizontalPodAutoscaler <-> autoscaling/v2 (stored): what v1 cannot say (other
  *   metrics, their statuses, conditions, behavior) round-trips through upstream's
  *   `autoscaling.alpha.<labelDomain>/*` annotations, as pkg/apis/autoscaling/v1/conversion.go does;
- * - events/v1 Event <-> core v1 Event (stored): renamed fields.
+ * - events/v1 Event <-> core v1 Event (stored): renamed fields;
+ * - resource/v1beta1 DRA kinds <-> resource/v1 (stored): conversion-dra.ts;
+ * - the betas with the GA schema (storage/v1beta1, networking/v1beta1, resource/v1beta2): as is.
  * Pure: objects in, new objects out.
  */
 import type {ResourceInfo} from '../../../api/resources.js';
 import {names} from '../../../api/names.js';
 import {isJsonObject, type JsonObject, type JsonValue} from '../../../patch/types.js';
+import {convertDra, DRA_KINDS} from './conversion-dra.js';
 import {deepCopy} from './objects.js';
 
 type GVK = {group: string; version: string; kind: string};
@@ -34,6 +37,9 @@ function convert(object: JsonObject, from: GVK, to: GVK): JsonObject {
   let out: JsonObject;
   if (from.kind === 'HorizontalPodAutoscaler') out = from.version === 'v1' ? hpaV1ToV2(object) : hpaV2ToV1(object);
   else if (from.kind === 'Event') out = from.group === '' ? coreEventToEvents(object) : eventsToCoreEvent(object);
+  else if (DRA_KINDS.has(from.kind) && from.group === names().groups.resource && (from.version === 'v1beta1') !== (to.version === 'v1beta1')) {
+    out = convertDra(from.kind, object, from.version === 'v1beta1' ? 'toV1' : 'fromV1');
+  }
   else out = deepCopy(object);
   return {apiVersion: apiVersionOf(to), kind: to.kind, ...withoutTypeMeta(out)};
 }
