@@ -90,7 +90,7 @@ describe('emulation forward compatibility', () => {
   const vac = (version: string) => `${g.storage}/${version}/volumeattributesclasses`;
   const storageBeta = {[`${g.storage}/v1beta1`]: 'true'};
   // [case, runtime-config, options, served, not served]
-  const CASES: [string, Record<string, string>, Partial<ApiEnablementOptions>, string[], string[]][] = [
+  const CASES: [string, Record<string, string>, Partial<Omit<ApiEnablementOptions, 'gates'>>, string[], string[]][] = [
     ['1.33, storage v1beta1 on: the beta only (v1 is 1.34)', storageBeta, {emulationVersion: v(33)}, [vac('v1beta1')], [vac('v1')]],
     ['1.33, storage v1beta1 on, forward compatible: both', storageBeta, {emulationVersion: v(33), emulationForwardCompatible: true}, [vac('v1beta1'), vac('v1')], []],
     ['1.33, forward compatible without the beta: nothing to follow', {}, {emulationVersion: v(33), emulationForwardCompatible: true}, [], [vac('v1beta1'), vac('v1')]],

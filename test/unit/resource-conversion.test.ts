@@ -88,3 +88,56 @@ describe('Event core v1 (stored) <-> events/v1', () => {
     expect(toStorage(eventsV1, v1)).toEqual(core);
   });
 });
+
+describe('dynamic resource allocation resource/v1 (stored) <-> v1beta1 and v1beta2', () => {
+  const group = nameSet('orch').groups.resource;
+  const info = (version: string, plural: string) => find(group, version, plural);
+  const selectors = [{cel: {expression: 'device.driver == "gpu.example.com"'}}];
+  const meta = {name: 'c', namespace: 'default'};
+
+  it('moves a claim request\'s exact fields under `exactly` and back; firstAvailable requests stay as they are', () => {
+    const beta: any = {
+      apiVersion: `${group}/v1beta1`, kind: 'ResourceClaim', metadata: meta,
+      spec: {devices: {requests: [
+        {name: 'gpu', deviceClassName: 'gpu', selectors, allocationMode: 'ExactCount', count: 2, adminAccess: false},
+        {name: 'any', firstAvailable: [{name: 'a', deviceClassName: 'small'}]},
+      ], constraints: [{requests: ['gpu'], matchAttribute: 'x/y'}]}},
+      status: {allocation: {devices: {results: [{request: 'gpu', driver: 'd', pool: 'p', device: 'd0'}]}}},
+    };
+    const stored = toStorage(info('v1beta1', 'resourceclaims'), beta);
+    expect(stored).toEqual({
+      apiVersion: `${group}/v1`, kind: 'ResourceClaim', metadata: meta,
+      spec: {devices: {requests: [
+        {name: 'gpu', exactly: {deviceClassName: 'gpu', selectors, allocationMode: 'ExactCount', count: 2, adminAccess: false}},
+        {name: 'any', firstAvailable: [{name: 'a', deviceClassName: 'small'}]},
+      ], constraints: beta.spec.devices.constraints}},
+      status: beta.status,
+    });
+    expect(fromStorage(info('v1beta1', 'resourceclaims'), stored)).toEqual(beta);
+    // v1beta2 has the v1 schema: only the apiVersion changes.
+    expect(fromStorage(info('v1beta2', 'resourceclaims'), stored)).toEqual({...stored, apiVersion: `${group}/v1beta2`});
+  });
+
+  it('converts the requests of a claim template\'s embedded claim spec', () => {
+    const stored = {apiVersion: `${group}/v1`, kind: 'ResourceClaimTemplate', metadata: meta, spec: {spec: {devices: {requests: [{name: 'r', exactly: {deviceClassName: 'gpu'}}]}}}};
+    const beta = fromStorage(info('v1beta1', 'resourceclaimtemplates'), stored);
+    expect(beta.spec).toEqual({spec: {devices: {requests: [{name: 'r', deviceClassName: 'gpu'}]}}});
+    expect(toStorage(info('v1beta1', 'resourceclaimtemplates'), beta)).toEqual(stored);
+  });
+
+  it('unwraps a slice device\'s `basic` and drops v1beta1\'s zero nodeName and allNodes', () => {
+    const beta: any = {
+      apiVersion: `${group}/v1beta1`, kind: 'ResourceSlice', metadata: {name: 's'},
+      spec: {driver: 'gpu.example.com', pool: {name: 'n1', generation: 1, resourceSliceCount: 1}, nodeName: '', allNodes: true,
+        devices: [{name: 'd0', basic: {attributes: {model: {string: 'x'}}, capacity: {memory: {value: '8Gi'}}}}, {name: 'd1', basic: {}}]},
+    };
+    const stored = toStorage(info('v1beta1', 'resourceslices'), beta);
+    expect(stored.spec).toEqual({
+      driver: 'gpu.example.com', pool: beta.spec.pool, allNodes: true,
+      devices: [{name: 'd0', attributes: {model: {string: 'x'}}, capacity: {memory: {value: '8Gi'}}}, {name: 'd1'}],
+    });
+    const back = fromStorage(info('v1beta1', 'resourceslices'), stored);
+    const {nodeName: _empty, ...betaSpec} = beta.spec;
+    expect(back).toStrictEqual({...beta, spec: betaSpec});
+  });
+});
