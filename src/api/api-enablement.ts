@@ -179,12 +179,19 @@ export function enabledResources(all: readonly ResourceInfo[], options: ApiEnabl
     const gate = life.get(`${gvString(r.group, r.version)}/${r.plural}`)?.gate;
     return gate === undefined || options.gates.enabled(gate);
   };
-  const configured = all.filter((r) => {
+  const setting = (r: ResourceInfo) => {
     const gv = gvString(r.group, r.version);
-    return (explicitResources.get(`${gv}/${r.plural}`) ?? versionEnabled.get(gv)) === true && gated(r);
-  });
+    return explicitResources.get(`${gv}/${r.plural}`) ?? versionEnabled.get(gv);
+  };
+  const configured = new Set(all.filter((r) => setting(r) === true && gated(r)));
+  // Forward compatibility may add what is off by default (a newer beta), never what runtime-config switched off.
+  const explicitlyOff = (r: ResourceInfo) => {
+    const gv = gvString(r.group, r.version);
+    return (explicitResources.get(`${gv}/${r.plural}`) ?? explicitVersions.get(gv)) === false;
+  };
+  const candidates = options.emulationForwardCompatible ? all.filter((r) => configured.has(r) || (!explicitlyOff(r) && gated(r))) : [...configured];
 
-  const served = removeUnintroduced(configured, options, life, explicitVersions, explicitResources);
+  const served = removeUnintroduced(candidates, configured, options, life, explicitVersions, explicitResources);
   if (compareVersions(options.emulationVersion, options.binaryVersion) !== 0) {
     for (const gv of new Set(served.filter((r) => versionStage(r.version) === 'alpha').map((r) => gvString(r.group, r.version)))) {
       warnings.push(`alpha api enabled with emulated version ${formatVersion(options.emulationVersion)} instead of the binary's version ${formatVersion(options.binaryVersion)}, this is unsupported, proceed at your own risk: api=${gv}`);
@@ -194,13 +201,17 @@ export function enabledResources(all: readonly ResourceInfo[], options: ApiEnabl
 }
 
 /**
- * upstream's removeUnintroducedKinds, per group from the lowest-priority version up: a resource
- * introduced after the emulation version stays only when a lower-priority version of it is served
- * and --emulation-forward-compatible is on, or runtime-config names it (or its version) and
- * --runtime-config-emulation-forward-compatible is on; naming it without that flag is an error.
+ * upstream's removeUnintroducedKinds and EmulationForwardCompatibleResourceConfig, per group from the
+ * lowest-priority version up: a configured resource introduced after the emulation version stays
+ * only when runtime-config names it (or its version) and --runtime-config-emulation-forward-compatible
+ * is on (naming it without that flag is an error). With --emulation-forward-compatible, a resource
+ * served in a lower-priority non-alpha version is also served in every higher-priority version of
+ * its group, introduced or not and configured or not (storage v1beta1 VolumeAttributesClasses bring
+ * v1 at 1.33; resource v1beta1 brings v1beta2 and v1), unless runtime-config switches that one off.
  */
 function removeUnintroduced(
-  configured: ResourceInfo[],
+  candidates: ResourceInfo[],
+  configured: ReadonlySet<ResourceInfo>,
   options: ApiEnablementOptions,
   life: Map<string, Lifecycle>,
   explicitVersions: Map<string, boolean>,
@@ -209,7 +220,7 @@ function removeUnintroduced(
   const at = options.emulationVersion;
   const kept: ResourceInfo[] = [];
   const byGroup = new Map<string, ResourceInfo[]>();
-  for (const r of configured) byGroup.set(r.group, [...(byGroup.get(r.group) ?? []), r]);
+  for (const r of candidates) byGroup.set(r.group, [...(byGroup.get(r.group) ?? []), r]);
   for (const [group, resources] of byGroup) {
     const versions = [...new Set(resources.map((r) => r.version))].sort(compareVersionPriority).reverse();
     const enabledNames = new Set<string>();
@@ -218,9 +229,13 @@ function removeUnintroduced(
       const inVersion = resources.filter((r) => r.version === version);
       const keptHere: ResourceInfo[] = [];
       for (const r of inVersion) {
+        const forward = options.emulationForwardCompatible === true && enabledNames.has(r.plural);
+        if (!configured.has(r)) {
+          if (forward) keptHere.push(r);
+          continue;
+        }
         const introduced = life.get(`${gv}/${r.plural}`)?.introduced ?? {major: 0, minor: 0};
-        let keep = compareVersions(at, introduced) >= 0;
-        if (!keep && options.emulationForwardCompatible && enabledNames.has(r.plural)) keep = true;
+        let keep = compareVersions(at, introduced) >= 0 || forward;
         const resourceExplicit = explicitResources.get(`${gv}/${r.plural}`) === true;
         if (!keep && options.runtimeConfigEmulationForwardCompatible && (resourceExplicit || explicitVersions.get(gv) === true)) keep = true;
         if (!keep && resourceExplicit) {
@@ -228,11 +243,9 @@ function removeUnintroduced(
             `cannot enable resource ${gv}, Resource=${r.plural} in runtime-config because it is introduced at ${formatVersion(introduced)} after the current version ${formatVersion(at)}. Consider setting --runtime-config-emulation-forward-compatible=true`,
           );
         }
-        if (keep) {
-          keptHere.push(r);
-          if (versionStage(version) !== 'alpha') enabledNames.add(r.plural);
-        }
+        if (keep) keptHere.push(r);
       }
+      for (const r of keptHere) if (versionStage(version) !== 'alpha') enabledNames.add(r.plural);
       if (keptHere.length === 0 && explicitVersions.get(gv) === true) {
         throw new RuntimeConfigError(
           `cannot enable version ${gv} in runtime-config because all the resources have been introduced after the current version ${formatVersion(at)}. Consider setting --runtime-config-emulation-forward-compatible=true`,
