@@ -3,14 +3,14 @@
  * with --emulation-forward-compatible the GA version introduced after the emulated release is served
  * beside the beta, one stored object read and written through either version (storage v1beta1 and
  * v1 VolumeAttributesClasses; resource v1beta1, whose requests are shaped differently, and v1
- * ResourceClaims); without the flag, the GA version stays out of discovery and answers 404.
+ * ResourceClaims; networking v1beta1 IPAddresses beside v1); without the flag, the GA version stays out of discovery and answers 404.
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {names} from '../../src/api/names.js';
 import {kubectl, startApiServerProcess, type ServerProcess} from '../helpers/apiserver.js';
 
 const g = names().groups;
-const EMULATE_133 = ['--emulated-version=1.33', `--runtime-config=${g.storage}/v1beta1=true,${g.resource}/v1beta1=true`];
+const EMULATE_133 = ['--emulated-version=1.33', `--runtime-config=${g.storage}/v1beta1=true,${g.resource}/v1beta1=true,${g.networking}/v1beta1=true`];
 
 interface ResourceList {
   resources: {name: string}[];
@@ -79,6 +79,14 @@ describe('--emulation-forward-compatible', () => {
     const beta = await raw(`/apis/${g.resource}/v1beta1/namespaces/default/resourceclaims/gpu`);
     expect(beta.spec.devices.requests).toEqual([{name: 'gpu', deviceClassName: 'gpu.example.com', allocationMode: 'ExactCount', count: 2}]);
     expect((await k(['get', 'resourceclaims'])).stdout).toMatch(/^gpu\s/m);
+  });
+
+  it('shows the IPAddress the server allocated for a service (stored as v1) through networking/v1beta1', async () => {
+    expect((await k(['create', 'service', 'clusterip', 'web', '--tcp=80'])).code).toBe(0);
+    const ip = (await k(['get', 'service', 'web', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
+    expect(ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    const beta = await raw(`/apis/${g.networking}/v1beta1/ipaddresses/${ip}`);
+    expect(beta).toMatchObject({apiVersion: `${g.networking}/v1beta1`, kind: 'IPAddress', spec: {parentRef: {resource: 'services', namespace: 'default', name: 'web'}}});
   });
 });
 
