@@ -179,11 +179,10 @@ export function enabledResources(all: readonly ResourceInfo[], options: ApiEnabl
     const gate = life.get(`${gvString(r.group, r.version)}/${r.plural}`)?.gate;
     return gate === undefined || options.gates.enabled(gate);
   };
-  const setting = (r: ResourceInfo) => {
+  const configured = new Set(all.filter((r) => {
     const gv = gvString(r.group, r.version);
-    return explicitResources.get(`${gv}/${r.plural}`) ?? versionEnabled.get(gv);
-  };
-  const configured = new Set(all.filter((r) => setting(r) === true && gated(r)));
+    return (explicitResources.get(`${gv}/${r.plural}`) ?? versionEnabled.get(gv)) === true && gated(r);
+  }));
   // Forward compatibility may add what is off by default (a newer beta), never what runtime-config switched off.
   const explicitlyOff = (r: ResourceInfo) => {
     const gv = gvString(r.group, r.version);
