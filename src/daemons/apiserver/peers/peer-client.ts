@@ -49,7 +49,7 @@ export class PeerClient {
   proxy(req: ApiRequest, res: ApiResponse, address: string, user: UserInfo): Promise<void> {
     const {host, port} = splitHostPort(address);
     const headers = {...proxyHeaders(req.headers, user), [PEER_PROXIED_HEADER]: 'true'};
-    return forward(req, res, {scheme: 'https', host, port}, req.url ?? '/', undefined, {headers, tls: this.tls(), timeoutMs: 0});
+    return forward(req, res, {scheme: 'https', host, port}, req.url ?? '/', undefined, {headers, tls: this.tls(), timeoutMs: 0, plainTextErrors: true});
   }
 
   /** The group/version/resources (gvrKey) the peer at `address` serves, from its discovery. */

@@ -55,7 +55,7 @@ export class PeerDiscovery {
 
   constructor(private readonly o: PeerDiscoveryOptions) {
     const n = names();
-    const prefix = `${resourceKeyPrefix(o.keyPrefix, n.groups.coordination, 'leases')}/${n.namespaces.system}/`;
+    const prefix = `${resourceKeyPrefix(o.keyPrefix, n.groups.coordination, 'leases')}${n.namespaces.system}/`;
     this.informer = new StoreInformer(o.store, new Map([[prefix, {apply: (lease) => this.apply(lease), remove: (lease) => this.remove(lease)}]]), (error) => o.onError?.('Identity lease informer error', error));
   }
 
