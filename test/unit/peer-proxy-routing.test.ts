@@ -2,12 +2,18 @@
  * The mixed version proxy's decision (peers/routing.ts), table-driven: served here, proxied to a
  * live peer that serves the resource, 503 when the peers that serve it have no usable address, the
  * normal local path (404) when nobody does; the loop guard header and the sync wait; and the lease
- * expiry the peer cache reads (peers/peer-discovery.ts leaseExpiry).
+ * expiry the peer cache reads (peers/peer-discovery.ts leaseExpiry); the options' start errors.
  */
-import {describe, expect, it} from '@jest/globals';
+import {afterAll, describe, expect, it} from '@jest/globals';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
 import {gvrKey, NO_PEER_ADDRESS_MESSAGE, routeRequest, validHostPort, type PeerView, type RouteDecision, type RouteInput} from '../../src/daemons/apiserver/peers/routing.js';
 import {names} from '../../src/api/names.js';
 import {leaseExpiry} from '../../src/daemons/apiserver/peers/peer-discovery.js';
+import {createPeerProxy} from '../../src/daemons/apiserver/peers/peer-proxy.js';
+import {systemClock} from '../../src/daemons/shared/clock.js';
+import {generateCa, generateClientCertificate} from '../../src/daemons/shared/pki/certificates.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const storageClasses = {group: names().groups.storage, version: 'v1', resource: 'storageclasses'};
@@ -59,5 +65,31 @@ describe('peer addresses and leases', () => {
     expect(leaseExpiry({renewTime: '2026-01-01T00:00:00.000000Z', leaseDurationSeconds: 3600})).toBe(NOW + 3_600_000);
     expect(leaseExpiry({acquireTime: '2026-01-01T00:00:00.000000Z', leaseDurationSeconds: 15})).toBe(NOW + 15_000);
     expect(leaseExpiry({leaseDurationSeconds: 15})).toBe(0);
+  });
+});
+
+describe('peer proxy options (start errors, as upstream BuildPeerProxy)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orch-peer-options-'));
+  afterAll(() => rmSync(dir, {recursive: true, force: true}));
+  const common = {store: {} as never, keyPrefix: '/registry', self: 'apiserver-a', servedLocally: () => false, clock: systemClock};
+  const files = async () => {
+    const ca = await generateCa();
+    const client = await generateClientCertificate(ca, {user: 'front-proxy-client'});
+    writeFileSync(join(dir, 'proxy.crt'), client.certPem);
+    writeFileSync(join(dir, 'proxy.key'), client.keyPem);
+    writeFileSync(join(dir, 'ca.crt'), ca.certPem);
+    writeFileSync(join(dir, 'not-a-ca.crt'), 'hello');
+    return {routing: false, rejectForwardingRedirect: true, proxyClientCertFile: join(dir, 'proxy.crt'), proxyClientKeyFile: join(dir, 'proxy.key')};
+  };
+
+  it('needs the proxy client certificate', async () => {
+    await expect(createPeerProxy({...common})).rejects.toThrow('error building peer proxy handler, proxy-cert-file not specified');
+  });
+
+  it('refuses a --peer-ca-file that cannot be read or holds no certificate, naming it', async () => {
+    const aggregator = await files();
+    await expect(createPeerProxy({...common, aggregator, peerCaFile: join(dir, 'missing.crt')})).rejects.toThrow(`--peer-ca-file ${join(dir, 'missing.crt')}: ENOENT`);
+    await expect(createPeerProxy({...common, aggregator, peerCaFile: join(dir, 'not-a-ca.crt')})).rejects.toThrow(`--peer-ca-file ${join(dir, 'not-a-ca.crt')}: no certificates found`);
+    await expect(createPeerProxy({...common, aggregator, peerCaFile: join(dir, 'ca.crt')})).resolves.toBeDefined();
   });
 });
