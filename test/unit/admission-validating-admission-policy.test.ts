@@ -125,6 +125,12 @@ describe('ValidatingAdmissionPolicy decisions', () => {
     ['an object selector the object does not match skips the policy', [P(policy({validations: [{expression: 'false'}], matchConstraints: {objectSelector: {matchLabels: {app: 'db'}}, resourceRules: [{apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*']}]}})), B(binding({}))], deployment(4, {app: 'web'}), (o) => expect(o.error).toBeUndefined()],
     ['excludeResourceRules win over resourceRules', [P(policy({validations: [{expression: 'false'}], matchConstraints: {resourceRules: [{apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*']}], excludeResourceRules: [{apiGroups: ['apps'], apiVersions: ['v1'], operations: ['*'], resources: ['deployments']}]}})), B(binding({}))], deployment(4), (o) => expect(o.error).toBeUndefined()],
     ['a policy without a binding does nothing', [P(policy({validations: [{expression: 'false'}]}))], deployment(4), (o) => expect(o.error).toBeUndefined()],
+    ['an expression over the per-call cost limit (sized from the object) is cancelled and denies under Fail', [P(policy({validations: [{expression: 'object.metadata.labels.all(a, object.metadata.labels.all(b, a == b || a != b))'}]})), B(binding({}))],
+      deployment(1, Object.fromEntries(Array.from({length: 400}, (_, i) => [`k${i}`, 'v']))), (o) => {
+        expect(o.error?.message).toContain('resulted in error: operation cancelled: actual cost limit exceeded');
+      }],
+    ['the same expression on a small object is within the limit and admitted', [P(policy({validations: [{expression: 'object.metadata.labels.all(a, object.metadata.labels.all(b, a == b || a != b))'}]})), B(binding({}))],
+      deployment(1, {a: 'x', b: 'y'}), (o) => expect(o.error).toBeUndefined()],
     ['oldObject and request are there on update', [P(policy({validations: [{expression: "request.operation == 'UPDATE' && object.spec.replicas >= oldObject.spec.replicas && request.userInfo.username == 'alice'"}]})), B(binding({}))], deployment(4), (o) => expect(o.error).toBeUndefined()],
   ];
   it.each(cases)('%s', async (_title, objects, object, check) => {

@@ -116,6 +116,46 @@ export class CostBudgetExceeded extends Error {
 const INPUT_NAMES = ['object', 'oldObject', 'request', 'params', 'namespaceObject'] as const;
 type InputName = (typeof INPUT_NAMES)[number];
 
+/**
+ * The CEL values of a request's inputs, each converted on first read. A class with getters on its
+ * prototype, not getters defined per request: defineProperty on a fresh object per activation
+ * costs more than evaluating a simple expression (and leaves the object in dictionary mode).
+ */
+class AdmissionValues {
+  // ECMAScript private fields: an expression naming `input` must not find them.
+  readonly #input: AdmissionInput;
+  readonly #converted: Partial<Record<InputName, unknown>> = {};
+  authorizer?: unknown;
+  variables?: Record<string, unknown>;
+  constructor(input: AdmissionInput) {
+    this.#input = input;
+  }
+
+  #value(name: InputName): unknown {
+    if (name in this.#converted) return this.#converted[name];
+    const json = name === 'request' ? this.#input.request : this.#input[name];
+    const value = json == null ? null : lazyDynValue(json);
+    this.#converted[name] = value;
+    return value;
+  }
+
+  get object(): unknown {
+    return this.#value('object');
+  }
+  get oldObject(): unknown {
+    return this.#value('oldObject');
+  }
+  get request(): unknown {
+    return this.#value('request');
+  }
+  get params(): unknown {
+    return this.#value('params');
+  }
+  get namespaceObject(): unknown {
+    return this.#value('namespaceObject');
+  }
+}
+
 /** A scope whose entries are computed on first lookup (the cost model only looks up what an expression names). */
 class LazyScope extends Map<string, Typed> {
   constructor(private readonly compute: (name: string) => Typed | undefined) {
@@ -156,19 +196,7 @@ export class AdmissionActivation {
     this.input = input;
     // The inputs convert to CEL values, and their shapes are worked out for the cost model, only
     // when an expression names them, and then only as deep as it selects (lazyDynValue).
-    this.values = {};
-    for (const name of INPUT_NAMES) {
-      const json = name === 'request' ? input.request : input[name];
-      Object.defineProperty(this.values, name, {
-        enumerable: true,
-        configurable: true,
-        get: () => {
-          const value = json == null ? null : lazyDynValue(json);
-          Object.defineProperty(this.values, name, {value, enumerable: true, configurable: true, writable: true});
-          return value;
-        },
-      });
-    }
+    this.values = new AdmissionValues(input) as unknown as Record<string, unknown>;
     if (input.authorizer) this.values.authorizer = input.authorizer;
     // Composition: `variables.<name>` evaluates its expression on first use, then keeps the value.
     const lazy: Record<string, unknown> = {};
@@ -233,19 +261,24 @@ export class AdmissionActivation {
         return note({ type: 'array', items }, x.length);
       }
       if (isJsonObject(x)) {
-        // A property's shape is worked out when the cost model first selects it.
-        const properties: Record<string, Schema> = {};
-        for (const [k, c] of Object.entries(x)) {
-          Object.defineProperty(properties, k, {
-            enumerable: true,
-            configurable: true,
-            get: () => {
-              const child = walk(c);
-              Object.defineProperty(properties, k, { value: child, enumerable: true, configurable: true, writable: true });
-              return child;
-            },
-          });
-        }
+        // A property's shape is worked out when the cost model first selects it: one proxy per
+        // object reached, not a getter defined per key (most keys are never selected).
+        const shapes = new Map<string, Schema>();
+        const shapeOf = (k: string | symbol): Schema | undefined => {
+          if (typeof k !== 'string' || !Object.hasOwn(x, k)) return undefined;
+          let child = shapes.get(k);
+          if (!child) shapes.set(k, (child = walk(x[k]!)));
+          return child;
+        };
+        const properties = new Proxy({} as Record<string, Schema>, {
+          get: (_target, k) => shapeOf(k),
+          has: (_target, k) => typeof k === 'string' && Object.hasOwn(x, k),
+          ownKeys: () => Object.keys(x),
+          getOwnPropertyDescriptor: (_target, k) => {
+            const child = shapeOf(k);
+            return child ? { value: child, enumerable: true, configurable: true, writable: true } : undefined;
+          },
+        });
         return note({ type: 'object', properties }, Object.keys(x).length);
       }
       return note({}, 1);

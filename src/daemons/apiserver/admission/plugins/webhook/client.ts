@@ -16,6 +16,14 @@ import {CallingWebhookError} from './errors.js';
 /** Where a Service's traffic goes (src/daemons/apiserver/rest/service-resolver.ts over the store). */
 export type ServiceResolver = (namespace: string, name: string, port: number) => Promise<{host: string; port: number}>;
 
+/** A webhook's client configuration, resolved: the URL called, the host its credentials are for, the URL as errors show it, the CA. */
+interface ResolvedEndpoint {
+  url: URL;
+  target: string;
+  shown: string;
+  ca: string | undefined;
+}
+
 export interface WebhookCaller {
   call(hook: WebhookAccessor, review: JsonObject): Promise<unknown>;
   close?(): void;
@@ -48,9 +56,24 @@ export class WebhookClient implements WebhookCaller {
    * manager caches its REST clients the same way): parsing the URL and decoding the CA bundle on
    * every call cost more than the rest of building the request.
    */
-  private readonly endpoints = new Map<string, {url: URL; target: string; shown: string; ca: string | undefined}>();
+  private readonly endpoints = new Map<string, ResolvedEndpoint>();
 
-  private endpoint(hook: WebhookAccessor): {url: URL; target: string; shown: string; ca: string | undefined} {
+  /**
+   * The same, by the configuration object itself: configurations come from the watch cache, one
+   * frozen object per revision, so most calls find theirs without building the string key (whose
+   * CA bundle alone is a kilobyte or two to serialise on every call).
+   */
+  private readonly endpointsByConfig = new WeakMap<object, {timeoutSeconds: number; resolved: ResolvedEndpoint}>();
+
+  private endpoint(hook: WebhookAccessor): ResolvedEndpoint {
+    const byConfig = this.endpointsByConfig.get(hook.clientConfig);
+    if (byConfig && byConfig.timeoutSeconds === hook.timeoutSeconds) return byConfig.resolved;
+    const resolved = this.resolveEndpoint(hook);
+    this.endpointsByConfig.set(hook.clientConfig, {timeoutSeconds: hook.timeoutSeconds, resolved});
+    return resolved;
+  }
+
+  private resolveEndpoint(hook: WebhookAccessor): ResolvedEndpoint {
     const {url: configured, service, caBundle} = hook.clientConfig;
     const key = JSON.stringify([configured, service, caBundle, hook.timeoutSeconds]);
     const known = this.endpoints.get(key);
