@@ -22,7 +22,7 @@ import type {ApiServerConfig} from '../../src/daemons/apiserver/server.js';
 import {PEER_PROXIED_HEADER} from '../../src/daemons/apiserver/peers/routing.js';
 import {CA_CERT_FILE} from '../../src/daemons/shared/pki/cert-dir.js';
 import {generateCa, generateClientCertificate} from '../../src/daemons/shared/pki/certificates.js';
-import {sleep, startApiServer, type ApiClient, type InProcessServer} from '../helpers/apiserver.js';
+import {kubectl, sleep, startApiServer, type ApiClient, type InProcessServer} from '../helpers/apiserver.js';
 import {startEtcd, type EtcdServer} from '../helpers/etcd.js';
 
 const g = names().groups;
@@ -104,7 +104,7 @@ describe('peer proxy between two API servers', () => {
     expect((await b.client.request('GET', '/apis')).body.groups.map((x: {name: string}) => x.name)).toContain(g.storage);
   });
 
-  it('creates and reads a StorageClass through A, answered by B', async () => {
+  it('creates and reads a StorageClass through A, answered by B, and counts what it proxied', async () => {
     const created = await a.client.request('POST', storageClasses, {body: storageClass('through-a')});
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({kind: 'StorageClass', metadata: {name: 'through-a'}, provisioner: 'example.com/peer'});
@@ -115,6 +115,14 @@ describe('peer proxy between two API servers', () => {
     expect((await b.client.request('GET', `${storageClasses}/through-a`)).body.metadata.uid).toBe(created.body.metadata.uid);
     const listed = await list(a.client);
     expect(listed.body.items.map((i: {metadata: {name: string}}) => i.metadata.name)).toContain('through-a');
+    // kubectl, as a user would (raw: A's discovery does not list the group, see the README).
+    const raw = await kubectl(a.orchconfigPath, ['get', '--raw', `${storageClasses}/through-a`]);
+    expect(raw.code).toBe(0);
+    expect(JSON.parse(raw.stdout).metadata.uid).toBe(created.body.metadata.uid);
+    // upstream's counter of proxied requests, by status code and resource.
+    const metrics = (await a.client.request('GET', '/metrics')).text;
+    expect(metrics).toContain(`apiserver_rerouted_request_total{code="201",group="${g.storage}",version="v1",resource="storageclasses"} 1`);
+    expect(metrics).toMatch(new RegExp(`apiserver_rerouted_request_total\\{code="200",group="${g.storage.replace(/\./g, '\\.')}",version="v1",resource="storageclasses"\\} [1-9]`));
   });
 
   it('passes the user A authenticated to B (name, groups, extra) in the X-Remote-* headers', async () => {

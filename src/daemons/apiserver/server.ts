@@ -453,7 +453,7 @@ export class ApiServer {
       this.peerProxy = await createPeerProxy({
         peerCaFile: c.peer?.caFile, aggregator: c.aggregator, store, keyPrefix: c.keyPrefix, self: identityLeaseName(c.peer?.hostname ?? hostname()), clock: systemClock,
         servedLocally: (r, path) => registry.lookup(r.group, r.version, r.resource) !== undefined || aggregator.lookup(path) !== undefined,
-        onError: (message, error) => log.v(2).info(message, 'err', error), discoveryRetryMs: c.peer?.discoveryRetryMs,
+        onError: (message, error) => log.v(2).info(message, 'err', error), discoveryRetryMs: c.peer?.discoveryRetryMs, metrics: this.metrics?.registry,
       });
       this.peerProxy.start();
     }

@@ -17,6 +17,7 @@ import {readFile} from 'node:fs/promises';
 import {ApiError, failureStatus} from '../../../api/status.js';
 import {UserError} from '../../../lib/errors.js';
 import type {Clock} from '../../shared/clock.js';
+import type {MetricsRegistry} from '../../shared/metrics/registry.js';
 import {parseCertificateBundle} from '../../shared/authentication/x509.js';
 import {authorizeResourceRequest} from '../aggregator/handler.js';
 import {proxyClientCredentials, type AggregatorConfig} from '../aggregator/setup.js';
@@ -40,14 +41,22 @@ export interface PeerProxyOptions {
   onError?: (message: string, error: unknown) => void;
   /** The first retry pause of a failed peer discovery read (tests shorten it). */
   discoveryRetryMs?: number;
+  /** Where upstream's apiserver_rerouted_request_total is registered (the server's /metrics). */
+  metrics?: MetricsRegistry;
 }
 
 export class PeerProxy {
   private readonly discovery: PeerDiscovery;
   private readonly client: PeerClient;
+  private readonly rerouted?: ReturnType<MetricsRegistry['counter']>;
 
   constructor(private readonly o: PeerProxyOptions) {
     this.client = new PeerClient(o.credentials);
+    this.rerouted = o.metrics?.counter({
+      name: 'apiserver_rerouted_request_total',
+      help: `Total number of requests that were proxied to a peer kube-apiserver because the local apiserver was not capable of serving it, broken down by 'group', 'version', and 'resource' indicating the GVR of the request. If all three are empty (""), the request is a discovery request.`,
+      labelNames: ['code', 'group', 'version', 'resource'],
+    });
     this.discovery = new PeerDiscovery({
       store: o.store, keyPrefix: o.keyPrefix, self: o.self, clock: o.clock, onError: o.onError, retryMs: o.discoveryRetryMs,
       served: (address) => this.client.served(address),
@@ -87,6 +96,8 @@ export class PeerProxy {
       return true;
     }
     await this.client.proxy(req, res, decision.address, ctx.user);
+    // (The response is the server's ServerResponse, which knows the status it wrote.)
+    this.rerouted?.inc({code: String((res as {statusCode?: number}).statusCode ?? 0), group: info.apiGroup, version: info.apiVersion, resource: info.resource});
     return true;
   }
 }
