@@ -175,7 +175,7 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'proxy-client-cert-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Client certificate this server presents when proxying to extension servers or calling webhooks.',
+    help: 'Client certificate this server presents when proxying to extension servers or peer API servers, or calling webhooks.',
     section: SERVING, implemented: true,
   },
   {
@@ -189,17 +189,20 @@ export const apiserverOptions: OptionTable = [
   {
     // The name and purpose (peers dial it) make this an IP address, unlike the free-form addresses above.
     name: 'peer-advertise-ip', type: 'ip', seedType: 'string', seedDefault: 'none',
-    help: 'IP that peer API servers use to forward requests they cannot serve themselves.', section: SERVING,
+    help: 'IP peer API servers proxy a request to when they do not serve its resource and this server does (needs the UnknownVersionInteroperabilityProxy feature gate).',
+    section: SERVING,
     implemented: true,
   },
   {
     name: 'peer-advertise-port', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'Port that peer API servers use to forward requests they cannot serve themselves.', section: SERVING,
+    help: 'Port peer API servers proxy requests to (with --peer-advertise-ip; needs the UnknownVersionInteroperabilityProxy feature gate).',
+    section: SERVING,
     implemented: true,
   },
   {
     name: 'peer-ca-file', type: 'string', seedType: 'string', seedDefault: 'none',
-    help: 'CA bundle for checking the serving certificates of peer API servers.', section: SERVING,
+    help: 'CA bundle that verifies the serving certificates of peer API servers this server proxies to (needs the UnknownVersionInteroperabilityProxy feature gate).',
+    section: SERVING,
     implemented: true,
   },
   {

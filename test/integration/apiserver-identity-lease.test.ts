@@ -4,10 +4,13 @@
  * (`--peer-advertise-ip`:`--peer-advertise-port`) peers would proxy to, without the gate it does not.
  */
 import {afterAll, describe, expect, it} from '@jest/globals';
-import {hostname} from 'node:os';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {hostname, tmpdir} from 'node:os';
+import {join} from 'node:path';
 import {names} from '../../src/api/names.js';
 import {featureGatesConfig} from '../../src/daemons/apiserver/config.js';
 import {identityLeaseName} from '../../src/daemons/apiserver/peers/identity-lease.js';
+import {generateCa, generateClientCertificate} from '../../src/daemons/shared/pki/certificates.js';
 import {startApiServer, type InProcessServer} from '../helpers/apiserver.js';
 
 const started: InProcessServer[] = [];
@@ -38,13 +41,20 @@ describe('identity lease', () => {
   }, 30_000);
 
   it('carries --peer-advertise-ip:--peer-advertise-port with UnknownVersionInteroperabilityProxy on', async () => {
+    // The gate's peer proxy needs the proxy client certificate (upstream's BuildPeerProxy).
+    const dir = mkdtempSync(join(tmpdir(), 'orch-identity-lease-'));
+    const ca = await generateCa();
+    const client = await generateClientCertificate(ca, {user: 'front-proxy-client'});
+    writeFileSync(join(dir, 'proxy.crt'), client.certPem);
+    writeFileSync(join(dir, 'proxy.key'), client.keyPem);
     const server = await startApiServer({
       engine: 'sqlite',
       config: {
         featureGates: featureGatesConfig({'feature-gates': {UnknownVersionInteroperabilityProxy: true}}),
         peer: {advertiseIp: '10.1.2.3', advertisePort: '7443'},
+        aggregator: {routing: false, rejectForwardingRedirect: true, proxyClientCertFile: join(dir, 'proxy.crt'), proxyClientKeyFile: join(dir, 'proxy.key')},
       },
-    });
+    }).finally(() => rmSync(dir, {recursive: true, force: true}));
     started.push(server);
     const [lease] = await identityLeases(server);
     expect(lease.metadata.annotations[names().annotations.peerAdvertiseAddress]).toBe('10.1.2.3:7443');

@@ -42,7 +42,7 @@ export const IMPLEMENTED_APISERVER_OPTIONS = [
   'livez-grace-period', 'shutdown-delay-duration', 'shutdown-watch-termination-grace-period',
   'shutdown-send-retry-after', 'service-cluster-ip-range', 'data-dir',
   'service-node-port-range', 'orch-service-node-port', 'endpoint-reconciler-type',
-  // The identity lease's peer address (with gate UnknownVersionInteroperabilityProxy); requests are not proxied yet.
+  // The mixed version proxy (gate UnknownVersionInteroperabilityProxy): the identity lease's peer address, the peers' CA (peers/).
   'peer-advertise-ip', 'peer-advertise-port', 'peer-ca-file',
   // The coordinated leader election controller's own lease (gate CoordinatedLeaderElection).
   'coordinated-leadership-lease-duration', 'coordinated-leadership-renew-deadline', 'coordinated-leadership-retry-period',

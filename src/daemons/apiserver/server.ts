@@ -26,7 +26,8 @@ import {POD_LOG_PATH, servePodLog, type AgentTls} from './pod-logs.js';
 import {POD_STREAM_PATH, markUpgrade, servePodStream} from './pod-streams.js';
 import {publishAuthenticationInfo} from './authentication-info.js';
 import {bootstrapNamespaces, bootstrapPriorityClasses, firstAddress} from './rest/bootstrap.js';
-import {IdentityLease, joinHostPort} from './peers/identity-lease.js';
+import {IdentityLease, identityLeaseName, joinHostPort} from './peers/identity-lease.js';
+import {createPeerProxy, type PeerProxy} from './peers/peer-proxy.js';
 import {startCoordinatedLeaderElection, type CoordinatedLeaderElection, type CoordinatedTimings} from './coordinated/index.js';
 import {serviceAllocation, EndpointReconciler, type ServiceAllocation, type ServicesConfig} from './services/index.js';
 import {createEventSweeper} from './rest/event-ttl.js';
@@ -172,8 +173,12 @@ export interface ApiServerConfig extends SecureServingOptions {
   serviceClusterIpRange?: string[];
   /** Services: `--service-node-port-range`, `--orch-service-node-port`, `--endpoint-reconciler-type` (./services/). */
   services?: ServicesConfig;
-  /** `--peer-advertise-ip`, `--peer-advertise-port`, `--peer-ca-file` (gate UnknownVersionInteroperabilityProxy; ./peers/). */
-  peer?: {advertiseIp?: string; advertisePort?: string; caFile?: string};
+  /**
+   * `--peer-advertise-ip`, `--peer-advertise-port`, `--peer-ca-file` (gate UnknownVersionInteroperabilityProxy; ./peers/).
+   * Internal: `hostname` names the identity lease instead of the machine's (upstream's SetHostnameFuncForTests:
+   * two servers in one test process), `discoveryRetryMs` the first pause before a failed peer discovery is retried.
+   */
+  peer?: {advertiseIp?: string; advertisePort?: string; caFile?: string; hostname?: string; discoveryRetryMs?: number};
   /** The --coordinated-leadership-* timings (the coordinated leader election controller's own lease). */
   coordinatedLeadership?: CoordinatedTimings;
   strictTransportSecurityDirectives?: string[];
@@ -283,6 +288,7 @@ export class ApiServer {
   /** The built-in resources --runtime-config, the gates and the emulation version leave served. */
   private servedResources: ResourceInfo[] = [];
   private aggregator?: Aggregator;
+  private peerProxy?: PeerProxy;
 
   constructor(readonly config: ApiServerConfig) {
     this.registry = new HealthRegistry({
@@ -440,6 +446,17 @@ export class ApiServer {
     // APIServices with a service are proxied to extension servers (aggregator/).
     this.aggregator = await createAggregator(c.aggregator ?? {routing: false, rejectForwardingRedirect: true}, store, c.keyPrefix, (message, error) => log.v(2).info(message, 'err', error));
     this.aggregator.start();
+    // The mixed version proxy (peers/), only with its gate, as upstream; bad options stop the start here.
+    if (c.featureGates?.enabled('UnknownVersionInteroperabilityProxy')) {
+      const {registry} = this.api;
+      const aggregator = this.aggregator;
+      this.peerProxy = await createPeerProxy({
+        peerCaFile: c.peer?.caFile, aggregator: c.aggregator, store, keyPrefix: c.keyPrefix, self: identityLeaseName(c.peer?.hostname ?? hostname()), clock: systemClock,
+        servedLocally: (r, path) => registry.lookup(r.group, r.version, r.resource) !== undefined || aggregator.lookup(path) !== undefined,
+        onError: (message, error) => log.v(2).info(message, 'err', error), discoveryRetryMs: c.peer?.discoveryRetryMs, metrics: this.metrics?.registry,
+      });
+      this.peerProxy.start();
+    }
 
     // The admission chain from the options: a bad configuration stops the start before anything listens.
     this.admission = await this.admissionChain(this.api);
@@ -632,13 +649,8 @@ export class ApiServer {
       this.endpointReconciler.start();
       // After the system namespace exists: upstream's identity lease controller.
       const peerProxy = c.featureGates?.enabled('UnknownVersionInteroperabilityProxy') === true;
-      if (peerProxy && c.peer?.caFile) {
-        await readFile(c.peer.caFile).catch((error: Error) => {
-          throw new Error(`--peer-ca-file ${c.peer?.caFile}: ${error.message}`);
-        });
-      }
       this.identityLease = new IdentityLease({
-        store, keyPrefix, hostname: hostname(),
+        store, keyPrefix, hostname: c.peer?.hostname ?? hostname(),
         peerAddress: peerProxy
           ? joinHostPort(c.peer?.advertiseIp ?? c.advertiseAddress ?? '127.0.0.1', c.peer?.advertisePort ?? (this.boundPort || c.securePort))
           : undefined,
@@ -823,6 +835,8 @@ export class ApiServer {
           onScrapeError: (node, error) => log.v(2).info('Failed to read the agent\'s summary', 'node', node, 'err', error),
         });
       }
+      // Before the aggregator, as upstream wraps the aggregator's handler with the peer proxy.
+      if (this.peerProxy && (await this.peerProxy.serve(req, res, ctx))) return;
       if (this.aggregator && (await serveAggregated(this.aggregator, api.registry, req, res, ctx))) return;
       const handled = await api(req, res, ctx);
       // A path no handler serves gets Go's plain http.NotFound, as upstream's final not-found handler.
@@ -911,6 +925,7 @@ export class ApiServer {
     this.api?.closeWatches();
     this.api?.stop();
     await this.aggregator?.stop();
+    this.peerProxy?.stop();
     this.rbac?.stop();
     this.nodeGraph?.stop();
     this.stopAuthorization?.();

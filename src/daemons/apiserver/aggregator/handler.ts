@@ -7,7 +7,7 @@
 import {ApiError, forbidden} from '../../../api/status.js';
 import {apiGroupList} from '../rest/discovery.js';
 import {writeError, writeJson} from '../rest/http-io.js';
-import {parseRequestInfo} from '../rest/request-info.js';
+import {parseRequestInfo, type ResourceRequest} from '../rest/request-info.js';
 import type {ApiRequest, ApiResponse, RequestContext} from '../rest/types.js';
 import type {ResourceRegistry} from '../../../api/resources.js';
 import type {Aggregator} from './aggregator.js';
@@ -34,17 +34,8 @@ export async function serveAggregated(aggregator: Aggregator, registry: Resource
     const view = aggregator.lookup(path);
     if (!view) return false;
     const info = parseRequestInfo(method, url.pathname, url.searchParams);
-    if (info.type === 'resource') {
-      const decision = await ctx.authorize({
-        user: ctx.user, verb: info.verb, resourceRequest: true, apiGroup: info.apiGroup, apiVersion: info.apiVersion,
-        resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: '',
-      });
-      if (!decision.allowed) {
-        const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
-        const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
-        throw forbidden({group: info.apiGroup, resource}, info.name, `User "${ctx.user.name}" cannot ${info.verb} resource "${resource}" in API group "${info.apiGroup}" ${scope}${decision.reason ? `: ${decision.reason}` : ''}`);
-      }
-    } else await allowPath(ctx, path, method === 'GET' ? 'get' : method.toLowerCase());
+    if (info.type === 'resource') await authorizeResourceRequest(ctx, info);
+    else await allowPath(ctx, path, method === 'GET' ? 'get' : method.toLowerCase());
     await aggregator.proxy(req, res, view, ctx.user);
     return true;
   } catch (error) {
@@ -52,6 +43,23 @@ export async function serveAggregated(aggregator: Aggregator, registry: Resource
     if (res.headersSent) res.end();
     else writeError(res, error, pretty);
     return true;
+  }
+}
+
+/**
+ * Authorizes a resource request the local handler will not see (it is proxied: to an extension
+ * server here, to a peer API server in ../peers/), as upstream's authorization filter does before
+ * any proxying; throws upstream's 403 when it is not allowed.
+ */
+export async function authorizeResourceRequest(ctx: RequestContext, info: ResourceRequest): Promise<void> {
+  const decision = await ctx.authorize({
+    user: ctx.user, verb: info.verb, resourceRequest: true, apiGroup: info.apiGroup, apiVersion: info.apiVersion,
+    resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name, path: '',
+  });
+  if (!decision.allowed) {
+    const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+    const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
+    throw forbidden({group: info.apiGroup, resource}, info.name, `User "${ctx.user.name}" cannot ${info.verb} resource "${resource}" in API group "${info.apiGroup}" ${scope}${decision.reason ? `: ${decision.reason}` : ''}`);
   }
 }
 

@@ -136,6 +136,8 @@ export interface ForwardOptions {
   createConnection?: () => import('node:net').Socket;
   /** The wait for response headers; 0 for none. Default: the agent TLS's, else 30s. */
   timeoutMs?: number;
+  /** A target that cannot be reached is a plain-text 503 with the error (Go's http.Error, as upstream's peer proxy answers), not a Status. */
+  plainTextErrors?: boolean;
 }
 
 export const REDIRECT_REJECTED = 'the backend attempted to redirect this request, which is not permitted';
@@ -186,7 +188,11 @@ export function forward(req: ApiRequest, res: ApiResponse, target: Target, path:
       : httpRequest(url, options, onReply);
     if (timeout > 0) upstream.on('timeout', () => upstream.destroy(new Error('timeout awaiting response headers')));
     upstream.on('error', (error) => {
-      if (!res.headersSent) {
+      if (!res.headersSent && more.plainTextErrors) {
+        const text = `${error.message}\n`;
+        res.writeHead(503, {'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(text)});
+        res.end(text);
+      } else if (!res.headersSent) {
         const status = failureStatus(503, 'ServiceUnavailable', `error trying to reach service: ${error.message}`, {});
         const text = JSON.stringify(status);
         res.writeHead(503, {'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text)});
