@@ -23,6 +23,7 @@ import {configureKlog, klog} from '../../lib/klog.js';
 import {UserError} from '../../lib/errors.js';
 import type {VersionInfo} from '../../lib/version.js';
 import {loadForTerminal} from '../../lib/load-for-terminal.js';
+import {applyHeapGrowth} from '../../lib/heap-growth.js';
 
 const log = klog('cmd/agent.ts');
 
@@ -35,6 +36,7 @@ const readText = (path: string): string | undefined => {
 };
 
 export async function runAgent(resolved: ResolvedOptions, version: VersionInfo, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
+  applyHeapGrowth();
   let loaded;
   try {
     loaded = await loadAgentConfiguration({

@@ -6,10 +6,12 @@ import {ApiServer, type ApiServerConfig} from '../../daemons/apiserver/server.js
 import {configureKlog, klog} from '../../lib/klog.js';
 import {daemonLogOutputs} from '../../lib/daemon-common.js';
 import {loadForTerminal} from '../../lib/load-for-terminal.js';
+import {applyHeapGrowth} from '../../lib/heap-growth.js';
 
 const log = klog('cmd/apiserver.ts');
 
 export async function runApiServer(config: ApiServerConfig, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
+  applyHeapGrowth();
   const server = new ApiServer(config);
   let dashboard: {unmount(): void} | undefined;
   let emitter: {update(s: unknown): void; close(): void} | undefined;

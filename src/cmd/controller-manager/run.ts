@@ -8,10 +8,12 @@ import {configureKlog, klog} from '../../lib/klog.js';
 import {daemonLogOutputs} from '../../lib/daemon-common.js';
 import {UserError} from '../../lib/errors.js';
 import {loadForTerminal} from '../../lib/load-for-terminal.js';
+import {applyHeapGrowth} from '../../lib/heap-growth.js';
 
 const log = klog('cmd/controller-manager.ts');
 
 export async function runControllerManager(config: ControllerManagerConfig, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
+  applyHeapGrowth();
   const manager = new ControllerManager(config);
   let dashboard: {unmount(): void} | undefined;
   let emitter: {update(s: unknown): void; close(): void} | undefined;

@@ -11,6 +11,7 @@ import {klog} from '../../lib/klog.js';
 import {reportedVersion, versionInfo} from '../../lib/version.js';
 import type {DurationValue, KeyValueMap, Quantity, Taint} from '../../options/types.js';
 import {Fleet} from '../../daemons/fleet/fleet.js';
+import {applyHeapGrowth} from '../../lib/heap-growth.js';
 import type {FleetSettings} from '../../daemons/fleet/nodes.js';
 import type {LabelRequirement} from '../../api/selectors.js';
 
@@ -58,6 +59,7 @@ export function fleetSettings(v: Readonly<Record<string, unknown>>, version: str
 }
 
 export async function runFleet(v: Readonly<Record<string, unknown>>): Promise<void> {
+  applyHeapGrowth();
   const version = reportedVersion(versionInfo()).gitVersion.replace(/^v/, '');
   const {settings, failPods, completeAfterMs} = fleetSettings(v, version);
   const client = new RestClient({

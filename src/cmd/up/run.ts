@@ -17,6 +17,7 @@ import {ApiServer} from '../../daemons/apiserver/server.js';
 import {controllerManagerConfig} from '../../daemons/controller-manager/config.js';
 import {ControllerManager} from '../../daemons/controller-manager/manager.js';
 import {Agent} from '../../daemons/agent/agent.js';
+import {applyHeapGrowth} from '../../lib/heap-growth.js';
 import {loadAgentConfiguration} from '../../daemons/agent/config/index.js';
 import {ensureClientCertificate} from '../../daemons/shared/pki/cert-dir.js';
 import {GENERATED_KEY_FILE} from '../../daemons/apiserver/authentication/serviceaccount/setup.js';
@@ -72,6 +73,7 @@ function checkNames(daemon: string, values: Record<string, unknown>, expected: N
 }
 
 export async function runUp(o: UpOptions, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
+  applyHeapGrowth();
   // One name set for the whole process, chosen before any daemon is built.
   const nameSetId = o.names ?? 'orch';
   selectNames(nameSetId);
