@@ -416,13 +416,16 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         const rep = negotiate(acceptOf(req), true, query.get('includeObject') ?? 'Metadata');
         const params = parseListParams(query, false);
         checkFieldSelector(store, params);
-        const listed = await store.list(namespace, params);
-        const metadata: JsonObject = { resourceVersion: listed.resourceVersion };
-        if (listed.continue) metadata.continue = listed.continue;
+        const listMetadata = (listed: { resourceVersion: string; continue?: string }): JsonObject =>
+          listed.continue ? { resourceVersion: listed.resourceVersion, continue: listed.continue } : { resourceVersion: listed.resourceVersion };
         if (rep.kind === 'table') {
-          const table = tableOf(store, listed.items, metadata, rep);
+          const listed = await store.list(namespace, params);
+          const table = tableOf(store, listed.items, listMetadata(listed), rep);
           return writeJson(res, 200, table, { pretty, contentType: representationContentType(rep) });
         }
+        // A JSON list is written item by item: its items are decoded as they are written.
+        const listed = (await store.listLazily(namespace, params)) ?? (await store.list(namespace, params));
+        const metadata = listMetadata(listed);
         return writeJsonList(res, 200, { kind: listKindOf(info), apiVersion: groupVersionOf(info), metadata, items: listed.items }, { pretty });
       }
       case 'watch': {

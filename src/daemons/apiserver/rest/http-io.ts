@@ -2,7 +2,7 @@
 import { ApiError, badRequest, requestEntityTooLarge, type Status } from '../../../api/status.js';
 import type { Readable } from 'node:stream';
 import type { ApiRequest, ApiResponse } from './types.js';
-import { STREAM_LIST_MIN_ITEMS, writeJsonListStreaming, type JsonList } from './list-stream.js';
+import { materializedItems, STREAM_LIST_MIN_ITEMS, writeJsonListStreaming, type JsonList } from './list-stream.js';
 import { sendContinue } from '../../shared/serving/http1-requests.js';
 
 /** Upstream's MaxRequestBodyBytes. */
@@ -147,7 +147,7 @@ export function writeJson(res: ApiResponse, code: number, body: unknown, options
  * other requests (list-stream.ts), the others as writeJson does. Same bytes either way.
  */
 export async function writeJsonList(res: ApiResponse, code: number, list: JsonList, options: { pretty?: boolean } = {}): Promise<void> {
-  if (options.pretty || list.items.length <= STREAM_LIST_MIN_ITEMS) return writeJson(res, code, list, options);
+  if (options.pretty || list.items.length <= STREAM_LIST_MIN_ITEMS) return writeJson(res, code, { ...list, items: materializedItems(list.items) }, options);
   await writeJsonListStreaming(res, code, list, jsonHeaders(res, {}));
 }
 

@@ -16,11 +16,22 @@ export const STREAM_LIST_MIN_ITEMS = 500;
 /** About this many bytes (UTF-16 code units) are collected before a write and a yield. */
 export const CHUNK_BYTES = 1 << 20;
 
+/** Items made one at a time (a list decoded lazily: RegistryStore.listLazily). */
+export interface LazyItems {
+  readonly length: number;
+  item(index: number): unknown;
+}
+
 export interface JsonList {
   kind: string;
   apiVersion: string;
   metadata: unknown;
-  items: readonly unknown[];
+  items: readonly unknown[] | LazyItems;
+}
+
+/** The list's items as an array (made now when they are lazy). */
+export function materializedItems(items: JsonList['items']): readonly unknown[] {
+  return Array.isArray(items) ? items : Array.from({ length: items.length }, (_, i) => (items as LazyItems).item(i));
 }
 
 /** What the encoder needs of a response beyond ApiResponse: backpressure and abort signals. */
@@ -37,9 +48,10 @@ export function* listJsonChunks(list: JsonList, chunkBytes = CHUNK_BYTES): Gener
   const empty = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: [] });
   let buffer = empty.slice(0, -2);
   const items = list.items;
+  const at = Array.isArray(items) ? (i: number) => (items as readonly unknown[])[i] : (i: number) => (items as LazyItems).item(i);
   for (let i = 0; i < items.length; i++) {
     // JSON.stringify writes null for array members that have no JSON form (undefined, functions).
-    const text = JSON.stringify(items[i]) ?? 'null';
+    const text = JSON.stringify(at(i)) ?? 'null';
     buffer += i === 0 ? text : ',' + text;
     if (buffer.length >= chunkBytes) {
       yield buffer;
