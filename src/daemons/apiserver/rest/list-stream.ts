@@ -49,11 +49,14 @@ export function* listJsonChunks(list: JsonList, chunkBytes = CHUNK_BYTES): Gener
   let buffer = empty.slice(0, -2);
   const items = list.items;
   const at = Array.isArray(items) ? (i: number) => (items as readonly unknown[])[i] : (i: number) => (items as LazyItems).item(i);
+  // Lazy items are decoded here too: half the bytes per turn keeps a turn's work where it was
+  // (decoding and encoding about as costly as each other).
+  const perTurn = Array.isArray(items) ? chunkBytes : Math.max(1, Math.floor(chunkBytes / 2));
   for (let i = 0; i < items.length; i++) {
     // JSON.stringify writes null for array members that have no JSON form (undefined, functions).
     const text = JSON.stringify(at(i)) ?? 'null';
     buffer += i === 0 ? text : ',' + text;
-    if (buffer.length >= chunkBytes) {
+    if (buffer.length >= perTurn) {
       yield buffer;
       buffer = '';
     }
