@@ -52,32 +52,17 @@ export class WebhookClient implements WebhookCaller {
   ) {}
 
   /**
-   * What a webhook's client configuration resolves to, kept per configuration (upstream's client
+   * What each webhook's client configuration resolves to, kept per webhook (upstream's client
    * manager caches its REST clients the same way): parsing the URL and decoding the CA bundle on
-   * every call cost more than the rest of building the request.
+   * every call cost more than the rest of building the request. Webhooks are made once per
+   * configuration revision (source.ts), so a weak map by the webhook drops them with it.
    */
-  private readonly endpoints = new Map<string, ResolvedEndpoint>();
-
-  /**
-   * The same, by the configuration object itself: configurations come from the watch cache, one
-   * frozen object per revision, so most calls find theirs without building the string key (whose
-   * CA bundle alone is a kilobyte or two to serialise on every call).
-   */
-  private readonly endpointsByConfig = new WeakMap<object, {timeoutSeconds: number; resolved: ResolvedEndpoint}>();
+  private readonly endpoints = new WeakMap<WebhookAccessor, ResolvedEndpoint>();
 
   private endpoint(hook: WebhookAccessor): ResolvedEndpoint {
-    const byConfig = this.endpointsByConfig.get(hook.clientConfig);
-    if (byConfig && byConfig.timeoutSeconds === hook.timeoutSeconds) return byConfig.resolved;
-    const resolved = this.resolveEndpoint(hook);
-    this.endpointsByConfig.set(hook.clientConfig, {timeoutSeconds: hook.timeoutSeconds, resolved});
-    return resolved;
-  }
-
-  private resolveEndpoint(hook: WebhookAccessor): ResolvedEndpoint {
-    const {url: configured, service, caBundle} = hook.clientConfig;
-    const key = JSON.stringify([configured, service, caBundle, hook.timeoutSeconds]);
-    const known = this.endpoints.get(key);
+    const known = this.endpoints.get(hook);
     if (known) return known;
+    const {url: configured, service, caBundle} = hook.clientConfig;
     let url: URL;
     let target: string;
     if (configured) {
@@ -93,9 +78,7 @@ export class WebhookClient implements WebhookCaller {
     // Go keeps the port it was given in the URL it prints; URL drops a default one.
     const shown = service && !configured && !url.port ? url.toString().replace(url.host, `${url.hostname}:443`) : url.toString();
     const resolved = {url, target, shown, ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined};
-    // Configurations come and go with their objects: a bounded memo, started over when full.
-    if (this.endpoints.size >= 1000) this.endpoints.clear();
-    this.endpoints.set(key, resolved);
+    this.endpoints.set(hook, resolved);
     return resolved;
   }
 
