@@ -308,6 +308,7 @@ export class RegistryStore {
     const objects: JsonObject[] = [];
     const entries: KeyValue[] = [];
     const selects = params.labelSelector.length > 0 || params.fieldSelector.length > 0;
+    let kept = 0;
     let lastKey: string | undefined;
     let more = false;
     let decodedBytes = 0;
@@ -326,6 +327,7 @@ export class RegistryStore {
         consumed++;
         if (lazily && !selects) {
           entries.push(kv);
+          kept++;
         } else {
           // Decoding a big list (30,000 pods: ~69 MB of JSON.parse) in one task held every other
           // request; a turn of the event loop every ~1 MB decoded lets them through (list-stream.ts).
@@ -338,12 +340,13 @@ export class RegistryStore {
           if (!this.matches(object, params.labelSelector, params.fieldSelector)) continue;
           if (lazily) entries.push(kv);
           else objects.push(object);
+          kept++;
         }
         lastKey = kv.key;
-        if (params.limit > 0 && objects.length + entries.length >= params.limit) break;
+        if (params.limit > 0 && kept >= params.limit) break;
       }
       const pageHasMore = consumed < page.items.length || page.more;
-      if (params.limit > 0 && objects.length + entries.length >= params.limit) {
+      if (params.limit > 0 && kept >= params.limit) {
         more = pageHasMore;
         break;
       }
