@@ -21,7 +21,7 @@
 // etcd from Debian's etcd-server, skipped with a note when not installed), --pod-rate N (pods/s the
 // deployments are created at), --steady-seconds N. Run `npm run build` first. Linux only (/proc).
 // Exit code 1 when a figure misses its target or something was lost.
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs';
 import {Agent, request} from 'node:https';
 import {cpus, loadavg} from 'node:os';
 import {dirname, join} from 'node:path';
@@ -254,11 +254,11 @@ async function steadyPhase(client, namespaces) {
   const clusterLister = () =>
     loop(async (i) => {
       const paths = ['/api/v1/nodes', '/apis/apps/v1/deployments', '/api/v1/pods'];
-      await timed(s.clusterList, s.errors, () => client.get(paths[i % paths.length], {timeoutMs: 120_000}));
+      await timed(s.clusterList, s.errors, () => drain(client, paths[i % paths.length], 120_000));
     });
   // Each list class runs at least once even when its first call outlasts the phase.
   await Promise.all([...Array.from({length: 8}, (_, w) => mutator(w)), nsLister(0), nsLister(1), clusterLister()]);
-  if (s.clusterList.length < 3) for (const path of ['/api/v1/nodes', '/apis/apps/v1/deployments', '/api/v1/pods']) await timed(s.clusterList, s.errors, () => client.get(path, {timeoutMs: 120_000}));
+  if (s.clusterList.length < 3) for (const path of ['/api/v1/nodes', '/apis/apps/v1/deployments', '/api/v1/pods']) await timed(s.clusterList, s.errors, () => drain(client, path, 120_000));
   if (s.errors.length) say(`steady phase: ${s.errors.length} failed call(s), e.g. ${s.errors[0]}`);
   return s;
 }
@@ -332,14 +332,72 @@ const STORED = () => [
 async function memoryFigure(server) {
   let jsonBytes = 0;
   for (const path of STORED()) {
-    const r = await server.client.get(path, {timeoutMs: 300_000});
+    const r = await pagedList(server.client, path);
     if (r.status !== 200) continue;
-    for (const item of r.body.items) jsonBytes += Buffer.byteLength(JSON.stringify(item));
+    for (const item of r.items) jsonBytes += Buffer.byteLength(JSON.stringify(item));
   }
-  // After the lists: the server's memory as it serves them, the worst moment in a steady cluster.
+  // Then whole (unpaged) lists of the biggest resources, as informers start: the server's memory as it
+  // serves them, the worst moment in a steady cluster.
+  for (const path of ['/api/v1/pods', '/api/v1/events', '/api/v1/nodes']) await drain(server.client, path, 300_000);
   const rss = rssBytes(server.pid);
+  if (process.env.SCALE_HEAP_SNAPSHOT) await heapSnapshot(server.pid);
   const limit = 2 * jsonBytes + 200 * 2 ** 20;
   return {name: 'API server RSS', value: mb(rss), target: `<= 2 x ${mb(jsonBytes)} + 200 MB = ${mb(limit)}`, ratio: rss / limit, ok: rss <= limit};
+}
+
+/**
+ * Every item of a list, read in pages (limit/continue) as clients of big clusters do: at full size an
+ * unpaged list of all pods is beyond the length of one JavaScript string.
+ */
+async function pagedList(client, path) {
+  const items = [];
+  let token = '';
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const r = await client.get(`${path}${sep}limit=5000${token ? `&continue=${encodeURIComponent(token)}` : ''}`, {timeoutMs: 300_000});
+    if (r.status !== 200) return {status: r.status, items};
+    for (const item of r.body.items) items.push(item);
+    token = r.body.metadata?.continue ?? '';
+  } while (token);
+  return {status: 200, items};
+}
+
+/** GET whose body is counted as it arrives, never held (an unpaged list of all pods at full size). */
+function drain(client, path, timeoutMs) {
+  const {credentials} = client;
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, credentials.server), {agent: client.agent, headers: {accept: 'application/json'}, timeout: timeoutMs}, (res) => {
+      let bytes = 0;
+      let head = '';
+      res.on('data', (chunk) => {
+        if (head.length < 300) head += chunk.toString('utf8', 0, 300);
+        bytes += chunk.length;
+      });
+      res.on('error', reject);
+      res.on('end', () => resolve({status: res.statusCode ?? 0, bytes, text: head}));
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * SCALE_HEAP_SNAPSHOT=1 (with NODE_OPTIONS=--heapsnapshot-signal=SIGUSR2, which the server inherits):
+ * a heap snapshot of the API server at the memory figure, in the repository root, for finding what holds memory.
+ */
+async function heapSnapshot(pid) {
+  const snapshots = () => readdirSync(root).filter((f) => f.endsWith('.heapsnapshot'));
+  const before = new Set(snapshots());
+  process.kill(pid, 'SIGUSR2');
+  for (let size = -1; ; ) {
+    await sleep(2000);
+    const fresh = snapshots().find((f) => !before.has(f));
+    if (!fresh) continue;
+    const now = statSync(join(root, fresh)).size;
+    if (now === size) return say(`heap snapshot ${fresh} (${mb(now)}); RSS after it ${mb(rssBytes(pid))}`);
+    size = now;
+  }
 }
 
 function rssBytes(pid) {
@@ -406,7 +464,8 @@ async function killAndRecover(server, namespaces, deploymentPods) {
   rows.push({name: 'acknowledged lease renewals kept', value: `${acked.leases.size - stale.length}/${acked.leases.size}`, target: 'all', note: stale.length ? `e.g. ${stale[0][0]}: ${byName.get(stale[0][0])} < ${stale[0][1]}` : '', ok: stale.length === 0});
 
   // The deployments' pods: each once (a lost pod would be replaced by a new name, a doubled one listed twice).
-  const all = await must('all pods', after.get('/api/v1/pods', {timeoutMs: 300_000}));
+  const all = await pagedList(after, '/api/v1/pods');
+  if (all.status !== 200) throw new Error(`all pods: HTTP ${all.status}`);
   const keys = new Set();
   let dup = 0;
   let ours = 0;
