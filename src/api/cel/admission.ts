@@ -156,6 +156,9 @@ class AdmissionValues {
   }
 }
 
+/** Costs of compiled expressions that do not depend on their inputs' sizes (see costOf). */
+const sizeIndependentCosts = new WeakMap<CompiledExpression, number>();
+
 /** A scope whose entries are computed on first lookup (the cost model only looks up what an expression names). */
 class LazyScope extends Map<string, Typed> {
   constructor(private readonly compute: (name: string) => Typed | undefined) {
@@ -294,11 +297,25 @@ export class AdmissionActivation {
     return ready ? ready.then(() => this.runNow(compiled)) : this.runNow(compiled);
   }
 
+  /**
+   * The expression's cost on this request's inputs. Most admission expressions (field selections,
+   * `size()`, comparisons with literals) cost the same whatever the input: the first walk that
+   * finds no size in the cost keeps the figure, and later requests skip the walk and the shapes.
+   */
+  private costOf(compiled: CompiledExpression): number {
+    const kept = sizeIndependentCosts.get(compiled);
+    if (kept !== undefined) return kept;
+    const recorder: SizeOracle = { size: this.oracle.size, sizeDependent: false };
+    const { cost } = estimate(compiled.program!.ast as ASTNode, this.scope, recorder);
+    if (!recorder.sizeDependent) sizeIndependentCosts.set(compiled, cost);
+    return cost;
+  }
+
   private runNow(compiled: CompiledExpression): EvaluationResult | Promise<EvaluationResult> {
     if (compiled.error !== undefined) return { error: `compilation error: ${compiled.error}` };
     const program = compiled.program!;
     // cel-go stops an expression when its cost passes the per-call limit, having spent that much.
-    const cost = Math.min(estimate(program.ast as ASTNode, this.scope, this.oracle).cost, PER_CALL_LIMIT + 1);
+    const cost = Math.min(this.costOf(compiled), PER_CALL_LIMIT + 1);
     if (cost > this.budget) throw new CostBudgetExceeded();
     this.budget -= cost;
     const failed = (error: unknown): EvaluationResult => {

@@ -57,11 +57,24 @@ export interface Typed {
 export interface SizeOracle {
   /** Size of a value of the schema node. */
   size(schema: Schema | undefined): number;
+  /**
+   * Set by the walk when a size (or a type that depends on the input) went into the cost: an
+   * expression that leaves it unset costs the same for every input, so its cost can be kept.
+   */
+  sizeDependent?: boolean;
 }
 
 export const staticSizes: SizeOracle = { size: schemaSize };
 
 const TRAVERSAL = 0.1;
+/** Operators whose result type comes from the input's shape (a variable, a field, an element, a branch). */
+const INPUT_TYPED = new Set(['id', '.', '.?', '[]', '[?]', '?:']);
+
+/** Notes that the cost depends on sizes; returns the size. */
+function sized(sizes: SizeOracle, n: number): number {
+  sizes.sizeDependent = true;
+  return n;
+}
 const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 const STRING_SCANS = new Set(['contains', 'startsWith', 'endsWith', 'indexOf', 'lastIndexOf', 'lowerAscii', 'upperAscii', 'trim', 'split', 'replace', 'reverse', 'find', 'findAll', 'join', 'charAt', 'substring']);
 
@@ -145,7 +158,7 @@ export function estimate(node: ASTNode, scope: Map<string, Typed>, sizes: SizeOr
       const inner = callArgs.map((a) => estimate(a, scope, sizes));
       const sum = inner.reduce((s, i) => s + i.cost, 0);
       if (name === 'size') return { cost: sum + 1, type: unknown };
-      const traversal = name === 'string' || name === 'bytes' ? Math.ceil(TRAVERSAL * (inner[0]?.type.size ?? 1)) : 0;
+      const traversal = name === 'string' || name === 'bytes' ? Math.ceil(TRAVERSAL * sized(sizes, inner[0]?.type.size ?? 1)) : 0;
       return { cost: sum + 1 + traversal, type: { size: inner[0]?.type.size ?? 1 } };
     }
     case 'rcall': {
@@ -159,23 +172,23 @@ export function estimate(node: ASTNode, scope: Map<string, Typed>, sizes: SizeOr
           : element(recv.type, sizes);
         inner.set(variable, el);
         const body = callArgs.slice(1).reduce((s, a) => s + estimate(a, inner, sizes).cost, 0);
-        const cardinality = recv.type.size;
+        const cardinality = sized(sizes, recv.type.size);
         // cel-go: the range, then per element the loop condition, the step, and the result append.
         return { cost: recv.cost + cardinality * (body + (name === 'map' || name === 'filter' ? 2 : 1)), type: { size: cardinality } };
       }
       const inner = callArgs.map((a) => estimate(a, scope, sizes));
       const sum = recv.cost + inner.reduce((s, i) => s + i.cost, 0);
       if (name === 'matches') {
-        const pattern = inner[0]?.type.size ?? 1;
+        const pattern = sized(sizes, inner[0]?.type.size ?? 1);
         return { cost: sum + 1 + Math.ceil(TRAVERSAL * recv.type.size) * Math.max(1, pattern), type: unknown };
       }
-      if (STRING_SCANS.has(name)) return { cost: sum + 1 + Math.ceil(TRAVERSAL * recv.type.size), type: { size: recv.type.size } };
-      if (['isSorted', 'sum', 'min', 'max'].includes(name)) return { cost: sum + 1 + recv.type.size, type: unknown };
+      if (STRING_SCANS.has(name)) return { cost: sum + 1 + Math.ceil(TRAVERSAL * sized(sizes, recv.type.size)), type: { size: recv.type.size } };
+      if (['isSorted', 'sum', 'min', 'max'].includes(name)) return { cost: sum + 1 + sized(sizes, recv.type.size), type: unknown };
       return { cost: sum + 1, type: unknown };
     }
     case 'in': {
       const [a, b] = (args as ASTNode[]).map((x) => estimate(x, scope, sizes));
-      return { cost: a!.cost + b!.cost + 1 + b!.type.size, type: unknown };
+      return { cost: a!.cost + b!.cost + 1 + sized(sizes, b!.type.size), type: unknown };
     }
     case '==':
     case '!=':
@@ -184,7 +197,11 @@ export function estimate(node: ASTNode, scope: Map<string, Typed>, sizes: SizeOr
     case '>':
     case '>=':
     case '+': {
+      const [left] = args as ASTNode[];
       const [a, b] = (args as ASTNode[]).map((x) => estimate(x, scope, sizes));
+      // Whether the left side is a string or list (and so scanned) depends on the input when it
+      // comes from the input; literals and function results have the same type every time.
+      if (INPUT_TYPED.has(left!.op)) sizes.sizeDependent = true;
       const scan = a!.type.schema?.type === 'string' || a!.type.schema?.type === 'array' ? Math.ceil(TRAVERSAL * Math.min(a!.type.size, b!.type.size || a!.type.size)) : 0;
       return { cost: a!.cost + b!.cost + 1 + scan, type: node.op === '+' ? { size: a!.type.size + b!.type.size } : unknown };
     }
