@@ -37,7 +37,8 @@ export function etcdBinary(): string {
   throw new Error('etcd is not installed: these tests need a real etcd server (apt-get install etcd-server)');
 }
 
-export async function startEtcd(): Promise<EtcdServer> {
+/** `extraArgs`: more etcd flags (the scale bench raises `--quota-backend-bytes` for its 150,000 pods). */
+export async function startEtcd(extraArgs: string[] = []): Promise<EtcdServer> {
   const binary = etcdBinary();
   const dataDir = mkdtempSync(join(tmpdir(), 'orch-etcd-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
@@ -52,6 +53,7 @@ export async function startEtcd(): Promise<EtcdServer> {
     '--initial-advertise-peer-urls', peer,
     '--initial-cluster', `default=${peer}`,
     '--log-level', 'error',
+    ...extraArgs,
   ];
   let child: ChildProcess | undefined;
 
