@@ -124,8 +124,8 @@ export const apiserverOptions: OptionTable = [
   },
   {
     name: 'permit-port-sharing', type: 'bool', seedType: 'bool', seedDefault: 'false', default: 'false',
-    help: 'Bind with SO_REUSEPORT so several servers can share one address and port. Needs Node 22.12+ (net.Server reusePort); on older runtimes a start warning says it has no effect.',
-    section: SERVING, implemented: false,
+    help: 'Bind with SO_REUSEPORT so several servers can share one address and port; the kernel spreads connections over them (net.Server reusePort from Node 22.12, the node-unix-socket addon before).',
+    section: SERVING, implemented: true,
   },
   {
     name: 'goaway-chance', type: 'float', seedType: 'float', seedDefault: '0 (off)', default: '0', min: 0, max: 0.02,

@@ -1,7 +1,8 @@
 /**
  * Serving options of a real API server: CORS (--cors-allowed-origins), the profiling paths
  * (--profiling, --contention-profiling) behind authorization, the unprotected debug socket
- * (--debug-socket-path), /logs/ (--enable-logs-handler) and --tls-curve-preferences.
+ * (--debug-socket-path), /logs/ (--enable-logs-handler), --tls-curve-preferences and how the port is
+ * bound (--permit-address-sharing, --permit-port-sharing).
  */
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
@@ -9,10 +10,8 @@ import {request as httpRequest} from 'node:http';
 import {connect} from 'node:tls';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {freePort, startApiServer, type InProcessServer} from '../helpers/apiserver.js';
-import {configureKlog} from '../../src/lib/klog.js';
+import {freePort, startApiServer, startApiServerProcess, type InProcessServer} from '../helpers/apiserver.js';
 import {names} from '../../src/api/names.js';
-import {runtimeHasReusePort} from '../../src/daemons/shared/serving/listen-options.js';
 import {toEcdhCurve} from '../../src/options/value-tls.js';
 
 /** A GET (or PUT) over a unix socket, as curl --unix-socket. */
@@ -168,21 +167,56 @@ describe('--tls-curve-preferences', () => {
 });
 
 describe('binding the secure port (--permit-address-sharing, --permit-port-sharing)', () => {
-  it('binds again at once after a stop that left connections in TIME_WAIT, and says when port sharing cannot take effect', async () => {
+  it('binds again at once after a stop that left connections in TIME_WAIT', async () => {
     const port = await freePort();
-    const warnings: string[] = [];
-    configureKlog({err: (line) => warnings.push(line)});
-    try {
-      const first = await startApiServer({engine: 'sqlite', config: {securePort: port, permitPortSharing: true}});
-      // Requests on a few connections; the stop closes them from the server's side (TIME_WAIT there).
-      await Promise.all([0, 1, 2].map(() => first.client.as({}).get('/readyz')));
-      await first.stop();
-      const second = await startApiServer({engine: 'sqlite', config: {securePort: port}});
-      expect((await second.client.get('/readyz')).status).toBe(200);
-      await second.stop();
-    } finally {
-      configureKlog({err: (line) => process.stderr.write(line)});
-    }
-    if (!runtimeHasReusePort()) expect(warnings.join('')).toContain('--permit-port-sharing has no effect on Node');
+    const first = await startApiServer({engine: 'sqlite', config: {securePort: port}});
+    // Requests on a few connections; the stop closes them from the server's side (TIME_WAIT there).
+    await Promise.all([0, 1, 2].map(() => first.client.as({}).get('/readyz')));
+    await first.stop();
+    const second = await startApiServer({engine: 'sqlite', config: {securePort: port}});
+    expect((await second.client.get('/readyz')).status).toBe(200);
+    await second.stop();
   }, 60_000);
+
+  /** The serving certificate's fingerprint on a new connection to the port: which server the kernel gave it to. */
+  const servedBy = (port: number) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect({host: '127.0.0.1', port, rejectUnauthorized: false, servername: 'localhost'}, () => {
+        resolve(socket.getPeerCertificate().fingerprint256);
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+
+  it('with --permit-port-sharing two server processes serve one port, each taking connections; a server without it is refused the port', async () => {
+    const port = await freePort();
+    const a = await startApiServerProcess({engine: 'sqlite', port, args: ['--permit-port-sharing']});
+    let b: Awaited<ReturnType<typeof startApiServerProcess>> | undefined;
+    try {
+      b = await startApiServerProcess({engine: 'sqlite', port, args: ['--permit-port-sharing']});
+      // Each server has its own CA and serving certificate (its own data directory).
+      const seen = new Set<string>();
+      for (let i = 0; i < 40 && seen.size < 2; i++) seen.add(await servedBy(port));
+      expect(seen.size).toBe(2);
+      // Both answer as API servers through the shared port (each client trusts one CA: a handshake
+      // that lands on the other server fails, so each tries until its own server answers).
+      for (const server of [a, b]) {
+        let status = 0;
+        for (let i = 0; i < 40 && status !== 200; i++) status = await server.client.get('/readyz').then((r) => r.status, () => 0);
+        expect(status).toBe(200);
+      }
+      // A server that does not ask to share cannot bind the port.
+      await expect(startApiServer({engine: 'sqlite', config: {securePort: port}})).rejects.toThrow(/EADDRINUSE/);
+      // One stops: the other takes every connection.
+      await b.stop();
+      b = undefined;
+      const after = new Set<string>();
+      for (let i = 0; i < 10; i++) after.add(await servedBy(port));
+      expect(after.size).toBe(1);
+      expect((await a.client.get('/readyz')).status).toBe(200);
+    } finally {
+      await b?.stop();
+      await a.stop();
+    }
+  }, 90_000);
 });

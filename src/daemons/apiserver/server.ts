@@ -232,7 +232,7 @@ export interface ApiServerConfig extends SecureServingOptions {
   leaseReuseDurationSeconds?: number;
   /** --max-connection-bytes-per-sec: the byte rate of each direction of exec, attach and port-forward connections. */
   maxConnectionBytesPerSec?: number;
-  /** --permit-port-sharing: SO_REUSEPORT where the runtime's net.Server can (Node 22.12+). */
+  /** --permit-port-sharing: bind with SO_REUSEPORT (listen-options.ts). */
   permitPortSharing?: boolean;
   /** --cors-allowed-origins (validated patterns). */
   corsAllowedOrigins?: string[];
@@ -902,7 +902,7 @@ export class ApiServer {
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(listenOptions(c.securePort, c.bindAddress || undefined, c.permitPortSharing === true, (m) => log.warning(m)), () => {
+      server.listen(listenOptions(c.securePort, c.bindAddress || undefined, c.permitPortSharing === true), () => {
         server.off('error', reject);
         resolve();
       });

@@ -6,9 +6,13 @@
  * in TIME_WAIT, with or without the option; upstream's option changes nothing more on Linux either.
  *
  * Port sharing (SO_REUSEPORT): net.Server's `reusePort` listen option arrived in Node 22.12 and 23.1.
- * On an older runtime the option cannot take effect; the server says so at start and binds alone
- * rather than pretend.
+ * Older runtimes (Node 20, which orch supports) cannot set a socket option before bind, so there the
+ * socket is made by node-unix-socket's createReuseportFd (socket, SO_REUSEADDR and SO_REUSEPORT,
+ * bind; a native addon made for this) and the server listens on its descriptor, as Node's own
+ * `reusePort` would: every server bound so on one address and port gets a share of the connections
+ * from the kernel.
  */
+import {createRequire} from 'node:module';
 import type {ListenOptions} from 'node:net';
 
 /** Whether this runtime's net.Server.listen knows `reusePort`. */
@@ -17,9 +21,44 @@ export function runtimeHasReusePort(version = process.versions.node): boolean {
   return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
 }
 
-export function listenOptions(port: number, host: string | undefined, reusePort: boolean, warn: (message: string) => void): ListenOptions {
-  if (reusePort && !runtimeHasReusePort()) {
-    warn(`--permit-port-sharing has no effect on Node ${process.versions.node}: net.Server binds with SO_REUSEPORT only from Node 22.12 (reusePort); binding without it`);
+/** A bound socket's descriptor with SO_REUSEPORT set (node-unix-socket's createReuseportFd). */
+export type ReuseportBinder = (port: number, host: string) => number;
+
+/** node-unix-socket, loaded only when a server asks for port sharing (it is a native addon). */
+function loadReuseportBinder(): ReuseportBinder {
+  const require = createRequire(import.meta.url);
+  return (require('node-unix-socket') as {createReuseportFd: ReuseportBinder}).createReuseportFd;
+}
+
+/** Node's wording of a failed bind (`listen EADDRINUSE: address already in use 127.0.0.1:6443`), from the addon's bare text. */
+function bindError(error: unknown, host: string, port: number): Error {
+  const text = String((error as Error)?.message ?? error);
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (/address already in use/i.test(text)) return Object.assign(new Error(`listen EADDRINUSE: address already in use ${where}`), {code: 'EADDRINUSE'});
+  if (/permission denied/i.test(text)) return Object.assign(new Error(`listen EACCES: permission denied ${where}`), {code: 'EACCES'});
+  if (/cannot assign requested address/i.test(text)) return Object.assign(new Error(`listen EADDRNOTAVAIL: address not available ${where}`), {code: 'EADDRNOTAVAIL'});
+  return new Error(`listen ${where}: ${text}`);
+}
+
+/**
+ * The listen options of a server on `host:port` (no host: every address, as Node binds by default).
+ * With `reusePort` on a runtime without net.Server's own option, the socket is bound here (a bind
+ * error is thrown, worded as Node's) and the options name its descriptor.
+ */
+export function listenOptions(port: number, host: string | undefined, reusePort: boolean, binder?: ReuseportBinder): ListenOptions {
+  if (!reusePort) return {port, host};
+  if (runtimeHasReusePort() && !binder) return {port, host, reusePort: true} as ListenOptions;
+  const bind = binder ?? loadReuseportBinder();
+  // Node's default without a host is the IPv6 any-address (dual stack), or IPv4's where IPv6 is off.
+  const hosts = host ? [host] : ['::', '0.0.0.0'];
+  let last: unknown;
+  for (const h of hosts) {
+    try {
+      return {fd: bind(port, h)};
+    } catch (error) {
+      last = bindError(error, h, port);
+      if ((last as {code?: string}).code === 'EADDRINUSE') break;
+    }
   }
-  return {port, host, ...(reusePort && runtimeHasReusePort() ? {reusePort: true} : {})};
+  throw last;
 }
