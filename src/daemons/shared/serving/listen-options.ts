@@ -45,7 +45,10 @@ function bindError(error: unknown, host: string, port: number): Error {
  * With `reusePort` on a runtime without net.Server's own option, the socket is bound here (a bind
  * error is thrown, worded as Node's) and the options name its descriptor.
  */
-export function listenOptions(port: number, host: string | undefined, reusePort: boolean, binder?: ReuseportBinder): ListenOptions {
+/** Where a server listens: an address and port, or a socket already bound (net.Server.listen takes either). */
+export type ListenTarget = ListenOptions | {fd: number};
+
+export function listenOptions(port: number, host: string | undefined, reusePort: boolean, binder?: ReuseportBinder): ListenTarget {
   if (!reusePort) return {port, host};
   if (runtimeHasReusePort() && !binder) return {port, host, reusePort: true} as ListenOptions;
   const bind = binder ?? loadReuseportBinder();
