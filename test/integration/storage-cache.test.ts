@@ -118,6 +118,25 @@ describe('CachedStore', () => {
     expect(flaky.reads).toBe(before + 1);
   });
 
+  it('finds the most specific cache for a key when cached prefixes nest', async () => {
+    const nested = new CachedStore(engine, {root: '/registry/', prefixes: [{prefix: '/registry/pods/'}, {prefix: '/registry/pods/kube-system/'}]});
+    try {
+      await nested.waitSynced(2000);
+      await nested.create('/registry/pods/kube-system/dns', 'dns');
+      await nested.create('/registry/pods/default/db', 'db');
+      expect(nested.objectCount('/registry/pods/kube-system/dns')).toBe(1);
+      expect(nested.objectCount('/registry/pods/kube-system/')).toBe(1);
+      // Each event goes to the most specific cache only: the outer one has 'early' and 'db'.
+      expect(nested.objectCount('/registry/pods/default/db')).toBe(2);
+      expect(nested.objectCount('/registry/pods/')).toBe(2);
+      expect(nested.objectCount('/registry/secrets/default/s')).toBeUndefined();
+      expect(nested.objectCount('/')).toBeUndefined();
+      expect((await nested.get('/registry/pods/kube-system/dns'))?.value).toBe('dns');
+    } finally {
+      await nested.close();
+    }
+  });
+
   it('reports its revision through watch progress, also for writes to other resources', async () => {
     const watch = record(cached, '/registry/pods/', await cached.currentRevision());
     const revision = await cached.create('/registry/secrets/default/s', 'x');

@@ -63,6 +63,9 @@ export interface CachedPrefixStatus {
 export class CachedStore implements Store {
   readonly engine: string;
   private readonly caches: PrefixCache[] = [];
+  /** The caches by their prefix, for cacheFor's lookups by path segment. */
+  private readonly byPrefix = new Map<string, PrefixCache>();
+  private allPrefixesEndInSlash = true;
   private readonly root: string;
   private readonly defaultCapacity: number;
   private readonly writeVisibilityTimeoutMs: number;
@@ -274,11 +277,23 @@ export class CachedStore implements Store {
     this.caches.push(cache);
     // Longest prefix first, so cacheFor() finds the most specific one.
     this.caches.sort((a, b) => b.prefix.length - a.prefix.length);
+    this.byPrefix.set(cache.prefix, cache);
+    if (!cache.prefix.endsWith('/')) this.allPrefixesEndInSlash = false;
     return cache;
   }
 
+  /**
+   * The most specific cache whose prefix the key or prefix starts with. Every read and write asks,
+   * with a hundred or so cached resources: when every prefix ends in `/` (as resource prefixes do),
+   * the key's own `/`-ended prefixes are looked up, longest first, instead of trying each cache.
+   */
   private cacheFor(keyOrPrefix: string): PrefixCache | undefined {
-    return this.caches.find((c) => keyOrPrefix.startsWith(c.prefix));
+    if (!this.allPrefixesEndInSlash) return this.caches.find((c) => keyOrPrefix.startsWith(c.prefix));
+    for (let i = keyOrPrefix.lastIndexOf('/'); i >= 0; i = i === 0 ? -1 : keyOrPrefix.lastIndexOf('/', i - 1)) {
+      const cache = this.byPrefix.get(keyOrPrefix.slice(0, i + 1));
+      if (cache) return cache;
+    }
+    return undefined;
   }
 
   private usableCache(keyOrPrefix: string): PrefixCache | undefined {
