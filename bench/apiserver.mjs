@@ -504,7 +504,8 @@ async function benchRbac(engine, etcdEndpoint) {
  */
 async function benchAudit(engine, etcdEndpoint) {
   const policyArgs = (dataDir) => {
-    writeFileSync(join(dataDir, 'policy.yaml'), 'apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n');
+    // AUDIT_LEVEL (Metadata): the policy's one level; None measures what auditing costs before any event.
+    writeFileSync(join(dataDir, 'policy.yaml'), `apiVersion: audit.orch.io/v1\nkind: Policy\nrules:\n  - level: ${process.env.AUDIT_LEVEL ?? 'Metadata'}\n`);
     return ['--audit-policy-file', join(dataDir, 'policy.yaml'), '--audit-log-path', join(dataDir, 'audit', 'audit.log'), ...(process.env.AUDIT_ARGS ?? '').split(' ').filter(Boolean)];
   };
   const on = await startOrch(engine, etcdEndpoint, {}, policyArgs);

@@ -3,8 +3,13 @@
  * Rotation by size, with count limit and gzip, is rotating-file-stream's; it has no age limit, so
  * `--audit-log-maxage` is applied here after each rotation (upstream's lumberjack removes backups older
  * than maxage days). Rotated files are named as lumberjack names them: `<name>-<UTC time><ext>`.
+ *
+ * Without rotation (`--audit-log-maxsize 0`, the default) each group of lines is appended with one
+ * synchronous write, as upstream's backend writes its file from the request's goroutine: a write
+ * to the page cache takes microseconds, while an asynchronous one (thread pool hand-off, completion
+ * callback, promise) cost more CPU than the bytes and held every response a turn longer.
  */
-import {createWriteStream, mkdirSync} from 'node:fs';
+import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs';
 import {readdir, stat, unlink} from 'node:fs/promises';
 import {basename, dirname, extname, join} from 'node:path';
 import type {Writable} from 'node:stream';
@@ -34,7 +39,8 @@ function backupStamp(time: Date): string {
 
 export function logSink(options: LogSinkOptions, stdout: Writable = process.stdout): AuditSink {
   const {path} = options;
-  let stream: Writable;
+  let stream: Writable | undefined;
+  let fd: number | undefined;
   let ownStream = true;
   if (path === '-') {
     stream = stdout;
@@ -63,11 +69,11 @@ export function logSink(options: LogSinkOptions, stdout: Writable = process.stdo
       rotating.on('warning', (w) => options.onError?.(w));
       stream = rotating;
     } else {
-      stream = createWriteStream(path, {flags: 'a', mode: 0o600});
+      fd = openSync(path, 'a', 0o600);
     }
-    stream.on('error', (e) => options.onError?.(e));
+    stream?.on('error', (e) => options.onError?.(e));
   }
-  const writer = new GroupCommitWriter((text, done) => void stream.write(text, done));
+  const writer = new GroupCommitWriter(fd !== undefined ? appendTo(fd, options.onError) : (text, done) => void stream!.write(text, done));
   const line = (ev: AuditEvent) => `${encodeEvent(ev.apiVersion === options.apiVersion ? ev : {...ev, apiVersion: options.apiVersion}, options.format)}\n`;
   return {
     write(events) {
@@ -77,12 +83,32 @@ export function logSink(options: LogSinkOptions, stdout: Writable = process.stdo
     async close() {
       // What was gathered goes out first.
       await writer.drained();
+      if (fd !== undefined) {
+        closeSync(fd);
+        fd = undefined;
+        return;
+      }
       if (!ownStream) return;
       return new Promise<void>((resolve) => {
-        stream.once('error', () => resolve());
-        stream.end(() => resolve());
+        stream!.once('error', () => resolve());
+        stream!.end(() => resolve());
       });
     },
+  };
+}
+
+/** Appends each chunk to the file with synchronous writes (a short write is continued), then calls back. */
+function appendTo(fd: number, onError?: (error: unknown) => void): (text: string, done: (error?: Error | null) => void) => void {
+  return (text, done) => {
+    let error: Error | null = null;
+    try {
+      const bytes = Buffer.from(text, 'utf8');
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    } catch (e) {
+      error = e as Error;
+      onError?.(error);
+    }
+    done(error);
   };
 }
 
