@@ -20,6 +20,8 @@ export const CHUNK_BYTES = 1 << 20;
 export interface LazyItems {
   readonly length: number;
   item(index: number): unknown;
+  /** The item's JSON text (JSON.stringify of item(index)) when it can be had without decoding; undefined: decode. */
+  json?(index: number): string | undefined;
 }
 
 export interface JsonList {
@@ -49,12 +51,13 @@ export function* listJsonChunks(list: JsonList, chunkBytes = CHUNK_BYTES): Gener
   let buffer = empty.slice(0, -2);
   const items = list.items;
   const at = Array.isArray(items) ? (i: number) => (items as readonly unknown[])[i] : (i: number) => (items as LazyItems).item(i);
+  const verbatim = Array.isArray(items) ? undefined : (items as LazyItems).json?.bind(items);
   // Lazy items are decoded here too: half the bytes per turn keeps a turn's work where it was
   // (decoding and encoding about as costly as each other).
   const perTurn = Array.isArray(items) ? chunkBytes : Math.max(1, Math.floor(chunkBytes / 2));
   for (let i = 0; i < items.length; i++) {
     // JSON.stringify writes null for array members that have no JSON form (undefined, functions).
-    const text = JSON.stringify(at(i)) ?? 'null';
+    const text = verbatim?.(i) ?? JSON.stringify(at(i)) ?? 'null';
     buffer += i === 0 ? text : ',' + text;
     if (buffer.length >= perTurn) {
       yield buffer;

@@ -4,6 +4,7 @@
  * modRevision, optimistic concurrency, server-set metadata, admission, dry run, managedFields,
  * graceful deletion and finalizers, and consistent paged lists.
  */
+import { withResourceVersion } from './stored-json.js';
 import { isStale } from '../encryption/stale.js';
 import { randomUUID } from 'node:crypto';
 import type { ResourceInfo } from '../../../api/resources.js';
@@ -275,8 +276,15 @@ export class RegistryStore {
     if (this.deps.hooks) return undefined;
     const page = await this.collect(namespace, params, true);
     const kvs = page.entries;
+    // Built-ins stored in the version they are served in: an item's JSON is its stored JSON with the
+    // resourceVersion spliced in (stored-json.ts), not decoded and encoded again.
+    const verbatim = !this.info.storageVersion && !this.info.custom;
     const result: LazyListResult = {
-      items: { length: kvs.length, item: (i: number) => this.decode(kvs[i]!.value, kvs[i]!.modRevision) },
+      items: {
+        length: kvs.length,
+        item: (i: number) => this.decode(kvs[i]!.value, kvs[i]!.modRevision),
+        ...(verbatim ? { json: (i: number) => withResourceVersion(kvs[i]!.value, String(kvs[i]!.modRevision)) } : {}),
+      },
       resourceVersion: page.resourceVersion,
     };
     if (page.continue) result.continue = page.continue;
