@@ -137,6 +137,22 @@ describe('CachedStore', () => {
     }
   });
 
+  it('loads a resource of several pages whole, in key order, and serves it from memory', async () => {
+    const names = Array.from({length: 2500}, (_, i) => `/registry/widgets/default/w-${String(i).padStart(5, '0')}`);
+    for (const key of names) await engine.create(key, `{"k":"${key}","é":"ü"}`);
+    const paged = new CachedStore(engine, {root: '/registry/', prefixes: [{prefix: '/registry/widgets/'}]});
+    try {
+      await paged.waitSynced(5000);
+      const listed = await paged.list('/registry/widgets/');
+      expect(listed.items.map((kv) => kv.key)).toEqual(names);
+      expect(listed.items[1234]!.value).toBe(`{"k":"${names[1234]}","é":"ü"}`);
+      expect(paged.objectCount('/registry/widgets/')).toBe(2500);
+      expect(await paged.get(names[2499]!)).toEqual({key: names[2499], value: `{"k":"${names[2499]}","é":"ü"}`, createRevision: expect.any(Number), modRevision: expect.any(Number)});
+    } finally {
+      await paged.close();
+    }
+  });
+
   it('reports its revision through watch progress, also for writes to other resources', async () => {
     const watch = record(cached, '/registry/pods/', await cached.currentRevision());
     const revision = await cached.create('/registry/secrets/default/s', 'x');
