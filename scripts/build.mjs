@@ -18,7 +18,7 @@ const shared = {
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
   // Native modules and packages that read files next to their own code (etcd3's .proto files) stay in node_modules.
-  external: ['better-sqlite3', 'etcd3', 'typescript', 'react-devtools-core', 'node-pty', 'ws', 'node-unix-socket'],
+  external: ['better-sqlite3', 'etcd3', 'typescript', 'react-devtools-core', 'node-pty', 'ws', 'node-unix-socket-linux-x64-gnu', 'node-unix-socket-linux-x64-musl'],
   define: {__ORCH_VERSION__: JSON.stringify(pkg.version)},
   // Bundled CommonJS dependencies call require(); give ESM output a real one.
   banner: {js: "import {createRequire as __orchCreateRequire} from 'node:module'; const require = __orchCreateRequire(import.meta.url);"},

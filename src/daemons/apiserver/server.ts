@@ -902,7 +902,7 @@ export class ApiServer {
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(listenOptions(c.securePort, c.bindAddress || undefined, c.permitPortSharing === true), () => {
+      server.listen(listenOptions(c.securePort, c.bindAddress || undefined, c.permitPortSharing === true, undefined, (m) => log.warning(m)), () => {
         server.off('error', reject);
         resolve();
       });

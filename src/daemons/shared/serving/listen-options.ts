@@ -7,13 +7,13 @@
  *
  * Port sharing (SO_REUSEPORT): net.Server's `reusePort` listen option arrived in Node 22.12 and 23.1.
  * Older runtimes (Node 20, which orch supports) cannot set a socket option before bind, so there the
- * socket is made by node-unix-socket's createReuseportFd (socket, SO_REUSEADDR and SO_REUSEPORT,
- * bind; a native addon made for this) and the server listens on its descriptor, as Node's own
+ * socket is made by node-unix-socket's native socketNewSoReuseportFd (socket, SO_REUSEADDR and
+ * SO_REUSEPORT, bind; an addon made for this) and the server listens on its descriptor, as Node's own
  * `reusePort` would: every server bound so on one address and port gets a share of the connections
  * from the kernel.
  */
 import {createRequire} from 'node:module';
-import type {ListenOptions} from 'node:net';
+import {isIPv4, type ListenOptions} from 'node:net';
 
 /** Whether this runtime's net.Server.listen knows `reusePort`. */
 export function runtimeHasReusePort(version = process.versions.node): boolean {
@@ -24,10 +24,23 @@ export function runtimeHasReusePort(version = process.versions.node): boolean {
 /** A bound socket's descriptor with SO_REUSEPORT set (node-unix-socket's createReuseportFd). */
 export type ReuseportBinder = (port: number, host: string) => number;
 
-/** node-unix-socket, loaded only when a server asks for port sharing (it is a native addon). */
-function loadReuseportBinder(): ReuseportBinder {
+/**
+ * node-unix-socket's native part, loaded only when a server asks for port sharing. Its prebuilt
+ * binaries are optional dependencies of their own (Linux x64, glibc or musl: the ones the registry
+ * has); the package's JavaScript wrapper is not used because it names binaries for every platform,
+ * which npm cannot lock where the registry lacks them. Undefined where none loads.
+ */
+function loadReuseportBinder(): ReuseportBinder | undefined {
   const require = createRequire(import.meta.url);
-  return (require('node-unix-socket') as {createReuseportFd: ReuseportBinder}).createReuseportFd;
+  for (const name of ['node-unix-socket-linux-x64-gnu', 'node-unix-socket-linux-x64-musl']) {
+    try {
+      const native = require(name) as {socketNewSoReuseportFd(domain: 'ipv4' | 'ipv6', port: number, host: string): number};
+      return (port, host) => native.socketNewSoReuseportFd(isIPv4(host) ? 'ipv4' : 'ipv6', port, host);
+    } catch {
+      // not installed for this platform
+    }
+  }
+  return undefined;
 }
 
 /** Node's wording of a failed bind (`listen EADDRINUSE: address already in use 127.0.0.1:6443`), from the addon's bare text. */
@@ -48,10 +61,14 @@ function bindError(error: unknown, host: string, port: number): Error {
 /** Where a server listens: an address and port, or a socket already bound (net.Server.listen takes either). */
 export type ListenTarget = ListenOptions | {fd: number};
 
-export function listenOptions(port: number, host: string | undefined, reusePort: boolean, binder?: ReuseportBinder): ListenTarget {
+export function listenOptions(port: number, host: string | undefined, reusePort: boolean, binder?: ReuseportBinder, warn?: (message: string) => void): ListenTarget {
   if (!reusePort) return {port, host};
   if (runtimeHasReusePort() && !binder) return {port, host, reusePort: true} as ListenOptions;
   const bind = binder ?? loadReuseportBinder();
+  if (!bind) {
+    warn?.(`--permit-port-sharing has no effect on Node ${process.versions.node} on ${process.platform}-${process.arch}: net.Server binds with SO_REUSEPORT from Node 22.12, and node-unix-socket's binary is not installed here; binding without it`);
+    return {port, host};
+  }
   // Node's default without a host is the IPv6 any-address (dual stack), or IPv4's where IPv6 is off.
   const hosts = host ? [host] : ['::', '0.0.0.0'];
   let last: unknown;
