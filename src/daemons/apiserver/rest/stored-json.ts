@@ -110,7 +110,7 @@ export function withResourceVersion(stored: string, resourceVersion: string): st
       if (keyIs(stored, k, kEnd, 'resourceVersion')) hasField = true;
       return hasField ? -1 : skipValue(stored, v);
     });
-    if (close < 0 || stored.charCodeAt(valueStart) !== OPEN_BRACE) return -1;
+    if (close < 0) return -1; // not an object (members checks the brace), or malformed
     insertAt = close;
     empty = count === 0;
     return FOUND;
