@@ -196,6 +196,19 @@ describe('post-start hooks and the livez grace period (health.md §5)', () => {
     expect(fatal).toEqual(['PostStartHook "rbac/bootstrap-roles" failed: kvstore down']);
   });
 
+  it('does not count a hook ended by the stop signal as failed', async () => {
+    const fatal: string[] = [];
+    const hooks = new PostStartHooks({registry: new HealthRegistry(), onFatal: (m) => fatal.push(m)});
+    hooks.add('rbac/bootstrap-roles', ({signal}) => new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+    const stop = new AbortController();
+    const all = hooks.run(stop.signal);
+    await settle();
+    stop.abort();
+    await all;
+    expect(fatal).toEqual([]);
+    expect(hooks.status()).toEqual([{name: 'rbac/bootstrap-roles', done: false}]);
+  });
+
   it('refuses duplicate hooks and hooks added after the run', async () => {
     const hooks = new PostStartHooks({registry: new HealthRegistry()});
     hooks.add('a', () => {});

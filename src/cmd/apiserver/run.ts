@@ -10,7 +10,10 @@ import {applyHeapGrowth} from '../../lib/heap-growth.js';
 
 const log = klog('cmd/apiserver.ts');
 
-export async function runApiServer(config: ApiServerConfig, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
+/** Where SIGTERM and SIGINT come from (the process; an emitter in tests). */
+export type SignalSource = Pick<NodeJS.Process, 'on' | 'off'>;
+
+export async function runApiServer(config: ApiServerConfig, terminal = Boolean(process.stdout.isTTY), signals: SignalSource = process): Promise<void> {
   applyHeapGrowth();
   const server = new ApiServer(config);
   let dashboard: {unmount(): void} | undefined;
@@ -29,8 +32,23 @@ export async function runApiServer(config: ApiServerConfig, terminal = Boolean(p
     dashboard = renderApiServerDashboard(e, logs);
   }
 
-  await server.start();
-  const removeSignals = server.installSignalHandlers();
+  // A signal while the server starts is held, not left to Node's default (death by the signal,
+  // half started): once the server serves it runs the shutdown sequence, and the process exits 0
+  // as after any SIGTERM. A second signal during the start exits at once, as it does later.
+  let heldSignals = 0;
+  const hold = () => {
+    if (++heldSignals > 1) process.exit(1);
+  };
+  signals.on('SIGTERM', hold);
+  signals.on('SIGINT', hold);
+  try {
+    await server.start();
+  } finally {
+    signals.off('SIGTERM', hold);
+    signals.off('SIGINT', hold);
+  }
+  const removeSignals = server.installSignalHandlers(signals);
+  if (heldSignals > 0) server.signal();
   if (!terminal) {
     log.info(`Admin orchconfig written; use it with: kubectl --kubeconfig ${config.orchconfigPath} get ns`);
   }

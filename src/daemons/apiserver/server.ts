@@ -263,6 +263,8 @@ export class ApiServer {
   private identityLease?: IdentityLease;
   private coordinatedElection?: CoordinatedLeaderElection;
   private readonly hooks: PostStartHooks;
+  /** Aborted by stop(): post-start hooks still running end. */
+  private readonly hooksStop = new AbortController();
   private readonly logCheck = new LogCheck();
   private readonly stats = new RequestStats();
   private inFlight?: MaxInFlightFilter;
@@ -494,7 +496,7 @@ export class ApiServer {
     this.sweeper = createEventSweeper({store, ttlMs: c.eventTtlMs, keyPrefix: c.keyPrefix});
     this.sweeper.start();
     // Post-start hooks run after the server listens, as upstream; each one's check fails until it is done.
-    void this.hooks.run();
+    void this.hooks.run(this.hooksStop.signal);
   }
 
   /** The admission plugins the options choose, in upstream's order, configured by --admission-control-config-file. */
@@ -622,23 +624,25 @@ export class ApiServer {
     // The admission chain is built from the options before serving starts (admissionChain), so
     // there is nothing left to initialize when this hook runs.
     hooks.add('start-orch-apiserver-admission-initializer', async () => undefined);
-    hooks.add('generic-apiserver-start-informers', async () => {
+    hooks.add('generic-apiserver-start-informers', async ({signal}) => {
       void rbac.start();
       const graph = this.nodeGraph;
       if (graph) void graph.start();
-      await waitFor(() => rbac.synced && (graph?.synced ?? true));
+      await waitFor(() => rbac.synced && (graph?.synced ?? true), signal);
     });
-    hooks.add('start-apiextensions-informers', async () => waitFor(() => api.crdInformerSynced()));
+    hooks.add('start-apiextensions-informers', async ({signal}) => waitFor(() => api.crdInformerSynced(), signal));
     hooks.add('start-apiextensions-controllers', async () => api.whenSynced());
     hooks.add('crd-informer-synced', async () => api.whenSynced());
-    hooks.add('bootstrap-controller', async () => {
+    hooks.add('bootstrap-controller', async ({signal}) => {
       const reconcilerType = c.services?.endpointReconcilerType ?? 'lease';
       await retry(() =>
         bootstrapNamespaces(store, {
           keyPrefix, serviceClusterIPRange: c.serviceClusterIpRange, securePort: this.boundPort || c.securePort, advertiseAddress: c.advertiseAddress,
           serviceNodePort: c.services?.orchServiceNodePort, serviceAllocation: this.serviceAllocation, endpointsReconciled: reconcilerType !== 'none',
-        }),
+        }), signal,
       );
+      // A server stopped meanwhile starts no loops stop() would not see.
+      signal.throwIfAborted();
       this.endpointReconciler = new EndpointReconciler({
         store, keyPrefix, type: reconcilerType, ip: c.advertiseAddress ?? '127.0.0.1', port: this.boundPort || c.securePort,
         intervalMs: c.services?.endpointReconcileIntervalMs,
@@ -646,6 +650,7 @@ export class ApiServer {
       });
       // The first pass before readyz passes: the endpoints list this server once it is ready.
       await this.endpointReconciler.reconcile().catch((error) => log.v(2).info('Endpoint reconciler error', 'err', error));
+      signal.throwIfAborted();
       this.endpointReconciler.start();
       // After the system namespace exists: upstream's identity lease controller.
       const peerProxy = c.featureGates?.enabled('UnknownVersionInteroperabilityProxy') === true;
@@ -657,23 +662,24 @@ export class ApiServer {
         onError: (error) => log.v(2).info('Identity lease error', 'err', error),
       });
       await this.identityLease.renew().catch((error) => log.v(2).info('Identity lease error', 'err', error));
+      signal.throwIfAborted();
       this.identityLease.start();
     });
     this.coordinatedElection = startCoordinatedLeaderElection(hooks, {store, keyPrefix, config: c, served: this.servedResources, warn: (m) => log.warning(m)});
-    hooks.add('rbac/bootstrap-roles', async () => {
-      const {created} = await retry(() => bootstrapRbac(store, keyPrefix));
+    hooks.add('rbac/bootstrap-roles', async ({signal}) => {
+      const {created} = await retry(() => bootstrapRbac(store, keyPrefix), signal);
       if (created > 0) log.info('Created the default RBAC roles and bindings', 'count', created);
     });
-    hooks.add('scheduling/bootstrap-system-priority-classes', async () => retry(() => bootstrapPriorityClasses(store, {keyPrefix})));
-    hooks.add('start-cluster-authentication-info-controller', async () => {
+    hooks.add('scheduling/bootstrap-system-priority-classes', async ({signal}) => retry(() => bootstrapPriorityClasses(store, {keyPrefix}), signal));
+    hooks.add('start-cluster-authentication-info-controller', async ({signal}) => {
       // After the bootstrap controller has made orch-system.
-      await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems, this.requestHeaderInfo));
+      await retry(() => publishAuthenticationInfo(store, keyPrefix, this.clientCaPems, this.requestHeaderInfo), signal);
     });
     // The aggregator (aggregator/) starts with the API handler; its start steps complete at once,
     // so the check names stay those of the seed.
     // The built-in group versions are registered as local APIServices (upstream's autoregister).
-    hooks.add('orch-apiserver-autoregistration', async () => {
-      const created = await retry(() => registerLocalApiServices(store, keyPrefix, this.servedResources));
+    hooks.add('orch-apiserver-autoregistration', async ({signal}) => {
+      const created = await retry(() => registerLocalApiServices(store, keyPrefix, this.servedResources), signal);
       if (created > 0) log.info('Registered the built-in group versions as local APIServices', 'count', created);
     });
     for (const name of ['start-orch-aggregator-informers', 'apiservice-registration-controller', 'apiservice-status-available-controller', 'apiservice-openapi-controller']) {
@@ -913,6 +919,8 @@ export class ApiServer {
 
   /** Runs the shutdown sequence of the seed's state table, then releases the store. */
   async stop(): Promise<void> {
+    // Post-start hooks still running (a stop soon after the start) end here, before what they start.
+    this.hooksStop.abort();
     const lifecycle = this.lifecycle;
     if (lifecycle) {
       lifecycle.initiateShutdown(); // idempotent: a signal may have started it already
@@ -945,8 +953,13 @@ export class ApiServer {
   }
 
   /** SIGTERM/SIGINT start the shutdown sequence; a second one exits at once (code 1). */
-  installSignalHandlers(): () => void {
-    return (this.lifecycle as ShutdownLifecycle).installSignalHandlers(process);
+  installSignalHandlers(target: Pick<NodeJS.Process, 'on' | 'off'> = process): () => void {
+    return (this.lifecycle as ShutdownLifecycle).installSignalHandlers(target);
+  }
+
+  /** What a SIGTERM does: the first starts the shutdown sequence, a second exits at once. */
+  signal(): void {
+    (this.lifecycle as ShutdownLifecycle).handleSignal();
   }
 
   get done(): Promise<void> {
@@ -1018,16 +1031,25 @@ function attemptedMethods(req: AnyRequest): string[] {
   return methods;
 }
 
-async function waitFor(condition: () => boolean, intervalMs = 50): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, intervalMs));
+/** Polls until `condition` holds; throws once `signal` aborts (the server stopping). */
+async function waitFor(condition: () => boolean, signal: AbortSignal, intervalMs = 50): Promise<void> {
+  while (!condition()) {
+    signal.throwIfAborted();
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
 }
 
-/** Post-start steps retry while the store is not reachable yet, as upstream's hooks poll. */
-async function retry<T>(step: () => Promise<T>, intervalMs = 1000): Promise<T> {
+/**
+ * Post-start steps retry while the store is not reachable yet, as upstream's hooks poll; a server
+ * that stops ends the retries (its store is closed: they would retry for ever).
+ */
+async function retry<T>(step: () => Promise<T>, signal: AbortSignal, intervalMs = 1000): Promise<T> {
   for (;;) {
+    signal.throwIfAborted();
     try {
       return await step();
     } catch (error) {
+      signal.throwIfAborted();
       log.v(2).info('Start step failed, retrying', 'err', error);
       await new Promise((r) => setTimeout(r, intervalMs));
     }

@@ -2,7 +2,8 @@
  * Post-start hooks (upstream's hooks.go): named start-up steps that run once, concurrently, after
  * the listener is up. Each hook has a boot-sequence health check `poststarthook/<name>` that fails
  * with `not finished` until the hook returns; a hook that throws is fatal for the process
- * (`PostStartHook "<name>" failed: <err>`).
+ * (`PostStartHook "<name>" failed: <err>`), unless the server is stopping: a hook stopped by the
+ * signal of run() is not a failure (upstream's hooks return when their stop channel closes).
  */
 import {klog} from '../../../lib/klog.js';
 import {errorText, type HealthCheck} from '../../shared/health/check.js';
@@ -53,7 +54,10 @@ export class PostStartHooks {
     this.registry.addBootSequenceChecks(check);
   }
 
-  /** Starts every hook at once; resolves when all have finished (a failed hook never resolves it). */
+  /**
+   * Starts every hook at once; resolves when all have finished (a failed hook never resolves it).
+   * `signal` aborts when the server stops: hooks still running end, and what they throw then is not fatal.
+   */
   run(signal: AbortSignal = new AbortController().signal): Promise<void> {
     this.started = true;
     const runs = [...this.hooks.values()].map(
@@ -66,7 +70,10 @@ export class PostStartHooks {
                 entry.done = true;
                 resolve();
               },
-              (error: unknown) => this.onFatal(`PostStartHook ${JSON.stringify(entry.name)} failed: ${errorText(error)}`),
+              (error: unknown) => {
+                if (signal.aborted) return resolve();
+                this.onFatal(`PostStartHook ${JSON.stringify(entry.name)} failed: ${errorText(error)}`);
+              },
             );
         }),
     );
