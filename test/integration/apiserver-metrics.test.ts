@@ -50,7 +50,7 @@ describe('API server /metrics', () => {
         tokenAuthFile: join(dir, 'tokens.csv'),
         audit: auditConfig({'audit-policy-file': join(dir, 'policy.yaml'), 'audit-log-path': join(dir, 'audit.log')}),
         metrics: {
-          disabledMetrics: ['apiserver_longrunning_requests'],
+          disabledMetrics: ['apiserver_longrunning_requests', 'process_open_fds'],
           allowMetricLabels: {'apiserver_request_total,resource': 'configmaps,namespaces'},
           allowMetricLabelsManifest: join(dir, 'allow.yaml'),
         },
@@ -110,10 +110,27 @@ describe('API server /metrics', () => {
   it('leaves --disabled-metrics and hidden deprecated metrics out', async () => {
     const text = await scrape(s.client);
     expect(text).not.toContain('apiserver_longrunning_requests');
-    expect(sample(text, 'disabled_metrics_total')).toBe(1);
+    expect(text).not.toContain('process_open_fds');
+    expect(sample(text, 'disabled_metrics_total')).toBe(2);
     // apiserver_storage_objects was deprecated in 1.34: hidden in the release orch emulates.
     expect(text).not.toContain('apiserver_storage_objects');
     expect(sample(text, 'hidden_metrics_total')).toBeGreaterThanOrEqual(1);
+  });
+
+  it("reports the process's memory, CPU and runtime as upstream's process and Go collectors do", async () => {
+    global.gc?.();
+    const text = await scrape(s.client);
+    // The server runs in this process: its figures are this process's.
+    const rss = sample(text, 'process_resident_memory_bytes')!;
+    const own = process.memoryUsage().rss;
+    expect(rss).toBeGreaterThan(own / 2);
+    expect(rss).toBeLessThan(own * 2);
+    expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(Math.abs(sample(text, 'process_start_time_seconds')! - (Date.now() - process.uptime() * 1000) / 1000)).toBeLessThan(5);
+    expect(sample(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(1e6);
+    expect(sample(text, 'nodejs_external_memory_bytes')).toBeGreaterThan(0);
+    // Collections timed in buckets fine enough for a watch delivery's 100 ms.
+    expect(text).toMatch(/^nodejs_gc_duration_seconds_bucket\{le="0\.05",kind="\w+"\} \d+$/m);
   });
 
   it('reports the stored objects, the database size and each storage request', async () => {

@@ -38,6 +38,7 @@ export async function createApiServerMetrics(options: {
 }): Promise<ApiServerMetrics> {
   const metricsOptions = await loadMetricsOptions(options.values, EMULATED_KUBERNETES);
   const registry = new MetricsRegistry(metricsOptions, EMULATED_KUBERNETES);
+  registry.collectProcessMetrics();
   const requests = new RequestMetrics(registry, {inFlight: options.inFlight});
   const storage = storageMetrics(registry, options.resolveKey);
   const auditEvents = registry.counter({name: 'apiserver_audit_event_total', help: 'Counter of audit events generated and sent to the audit backend.'});

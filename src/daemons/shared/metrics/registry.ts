@@ -9,8 +9,11 @@
  * Plus upstream's own bookkeeping counters: disabled_metrics_total, hidden_metrics_total and
  * cardinality_enforcement_unexpected_categorizations_total.
  */
-import {Counter, Gauge, Histogram, Registry, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration} from 'prom-client';
+import {Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration} from 'prom-client';
 import {NO_METRICS_OPTIONS, type MetricsOptions} from './options.js';
+
+/** Pause buckets fine enough to tell a 50 ms collection from a 100 ms one (a watch delivery's budget). */
+const GC_DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 export type StabilityLevel = 'ALPHA' | 'BETA' | 'STABLE' | 'INTERNAL';
 
@@ -52,6 +55,18 @@ export class MetricsRegistry {
 
   histogram<T extends string = string>(opts: Opts<HistogramConfiguration<T>>): Histogram<T> {
     return this.prepare(opts, (c) => new Histogram<T>(c));
+  }
+
+  /**
+   * The process and runtime metrics every upstream component exports (its Prometheus process and Go
+   * collectors): process_resident_memory_bytes, process_cpu_seconds_total, process_open_fds, ...;
+   * Node's runtime stands in for Go's (nodejs_heap_size_used_bytes for go_memstats_heap_inuse_bytes,
+   * nodejs_gc_duration_seconds for go_gc_duration_seconds). Once per registry; --disabled-metrics
+   * applies to them as to the others.
+   */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({register: this.registry, gcDurationBuckets: GC_DURATION_BUCKETS});
+    for (const name of this.options.disabled) this.registry.removeSingleMetric(name);
   }
 
   /** Whether a metric of this name is exported (not disabled, not hidden). */
